@@ -1,0 +1,12 @@
+import type { Migration, MigrationProvider } from 'kysely/migration';
+import type { SqlDialectName } from '../database.ts';
+import { initialSchema } from './001-initial.ts';
+
+/** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
+export function migrationProvider(dialect: SqlDialectName): MigrationProvider {
+  return {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      return { '001-initial': initialSchema(dialect) };
+    },
+  };
+}

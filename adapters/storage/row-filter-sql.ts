@@ -1,0 +1,131 @@
+import { type RawBuilder, sql } from 'kysely';
+import { TEXT_KEY_CHARS } from '../../core/rows/cell-keys.ts';
+import type { FilterNode, RuleArg, SortSpec } from '../../core/rows/filter-parse.ts';
+
+/** Escapes LIKE wildcards with `!` (a portable escape character for MySQL and SQLite). */
+export function likeEscape(text: string): string {
+  return text.replace(/[!%_]/g, (c) => `!${c}`);
+}
+
+type Alias = (colNo: number) => string;
+
+const TRUE = sql<boolean>`1 = 1`;
+const FALSE = sql<boolean>`1 = 0`;
+
+function col(alias: string, name: string): RawBuilder<unknown> {
+  return sql.ref(`${alias}.${name}`);
+}
+
+/** The whole lower-cased text of a cell: the indexed key, or the full text when it was longer. */
+function fullText(a: string): RawBuilder<unknown> {
+  return sql`COALESCE(${col(a, 'text_full')}, ${col(a, 'text_key')})`;
+}
+
+function like(expr: RawBuilder<unknown>, pattern: string): RawBuilder<boolean> {
+  return sql<boolean>`${expr} LIKE ${pattern} ESCAPE '!'`;
+}
+
+/** Text equality that can use the (project, column, is_empty, text_key) index for short needles. */
+function textEquals(a: string, text: string): RawBuilder<boolean> {
+  if (text.length <= TEXT_KEY_CHARS) return sql<boolean>`(${col(a, 'text_key')} = ${text} AND ${col(a, 'text_full')} IS NULL)`;
+  return sql<boolean>`${col(a, 'text_full')} = ${text}`;
+}
+
+function list(texts: string[]): RawBuilder<unknown> {
+  return sql`(${sql.join(texts)})`;
+}
+
+function statusRule(a: string, op: FilterNode & { kind: 'rule' }): RawBuilder<boolean> {
+  const s = col(a, 'status');
+  const arg = op.arg;
+  const text = arg.kind === 'text' ? arg.text : arg.kind === 'number' ? String(arg.num) : '';
+  switch (op.op) {
+    case 'eq': return sql<boolean>`${s} = ${text}`;
+    case 'neq': return sql<boolean>`${s} <> ${text}`;
+    case 'in': return sql<boolean>`${s} IN ${list((arg as { texts: string[] }).texts)}`;
+    case 'not_in': return sql<boolean>`${s} NOT IN ${list((arg as { texts: string[] }).texts)}`;
+    case 'contains': return like(s, `%${likeEscape(text)}%`);
+    case 'not_contains': return sql<boolean>`NOT ${like(s, `%${likeEscape(text)}%`)}`;
+    case 'starts_with': return like(s, `${likeEscape(text)}%`);
+    case 'ends_with': return like(s, `%${likeEscape(text)}`);
+    case 'is_empty': return FALSE;
+    case 'is_not_empty': return TRUE;
+    case 'gt': return sql<boolean>`${s} > ${text}`;
+    case 'gte': return sql<boolean>`${s} >= ${text}`;
+    case 'lt': return sql<boolean>`${s} < ${text}`;
+    case 'lte': return sql<boolean>`${s} <= ${text}`;
+  }
+}
+
+function compare(a: string, op: 'gt' | 'gte' | 'lt' | 'lte', arg: RuleArg): RawBuilder<boolean> {
+  const sym = sql.raw({ gt: '>', gte: '>=', lt: '<', lte: '<=' }[op]);
+  if (arg.kind === 'number') return sql<boolean>`${col(a, 'num_key')} ${sym} ${arg.num}`;
+  const text = arg.kind === 'text' ? arg.text : '';
+  return sql<boolean>`(${col(a, 'is_empty')} = 0 AND ${fullText(a)} ${sym} ${text})`;
+}
+
+function valueRule(a: string, rule: FilterNode & { kind: 'rule' }): RawBuilder<boolean> {
+  const { arg } = rule;
+  const empty = sql<boolean>`${col(a, 'is_empty')} = 1`;
+  const text = arg.kind === 'text' ? arg.text : '';
+  switch (rule.op) {
+    case 'is_empty': return empty;
+    case 'is_not_empty': return sql<boolean>`${col(a, 'is_empty')} = 0`;
+    case 'eq':
+      return arg.kind === 'number' ? sql<boolean>`${col(a, 'num_key')} = ${arg.num}` : textEquals(a, text);
+    case 'neq':
+      return arg.kind === 'number'
+        ? sql<boolean>`(${col(a, 'num_key')} IS NULL OR ${col(a, 'num_key')} <> ${arg.num})`
+        : sql<boolean>`(${empty} OR ${fullText(a)} <> ${text})`;
+    case 'contains':
+      return sql<boolean>`(${like(col(a, 'text_key'), `%${likeEscape(text)}%`)} OR (${col(a, 'text_full')} IS NOT NULL AND ${like(col(a, 'text_full'), `%${likeEscape(text)}%`)}))`;
+    case 'not_contains':
+      return sql<boolean>`(${empty} OR NOT ${like(fullText(a), `%${likeEscape(text)}%`)})`;
+    case 'starts_with':
+      return text.length < TEXT_KEY_CHARS
+        ? like(col(a, 'text_key'), `${likeEscape(text)}%`)
+        : like(fullText(a), `${likeEscape(text)}%`);
+    case 'ends_with':
+      return like(fullText(a), `%${likeEscape(text)}`);
+    case 'in':
+      return sql<boolean>`${fullText(a)} IN ${list(arg.kind === 'list' ? arg.texts : [])}`;
+    case 'not_in':
+      return sql<boolean>`(${empty} OR ${fullText(a)} NOT IN ${list(arg.kind === 'list' ? arg.texts : [])})`;
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      return compare(a, rule.op, arg);
+  }
+}
+
+/** Compiles a checked filter tree to a boolean SQL expression over one `cell_keys` alias per column. */
+export function filterSql(node: FilterNode, alias: Alias): RawBuilder<boolean> {
+  if (node.kind === 'rule') {
+    const a = alias(node.colNo);
+    return node.field === 'status' ? statusRule(a, node) : valueRule(a, node);
+  }
+  if (node.rules.length === 0) return TRUE;
+  const parts = node.rules.map((r) => filterSql(r, alias));
+  return sql<boolean>`(${sql.join(parts, sql.raw(node.type === 'or' ? ' OR ' : ' AND '))})`;
+}
+
+/** ORDER BY terms for sort rules; empty cells sort last in both directions. */
+export function sortSql(specs: SortSpec[], alias: Alias): RawBuilder<unknown>[] {
+  const out: RawBuilder<unknown>[] = [];
+  for (const s of specs) {
+    const a = alias(s.colNo);
+    const dir = sql.raw(s.desc ? 'DESC' : 'ASC');
+    if (s.numeric) out.push(sql`${col(a, 'num_missing')} ASC`, sql`${col(a, 'num_key')} ${dir}`);
+    else out.push(sql`${col(a, 'is_empty')} ASC`, sql`${col(a, 'text_key')} ${dir}`);
+  }
+  return out;
+}
+
+/** Every column number a filter tree reads. */
+export function filterColumns(node: FilterNode | null, into = new Set<number>()): Set<number> {
+  if (!node) return into;
+  if (node.kind === 'rule') into.add(node.colNo);
+  else for (const r of node.rules) filterColumns(r, into);
+  return into;
+}

@@ -1,0 +1,177 @@
+import { type Kysely, sql } from 'kysely';
+import type { Cell, Column, StoredRow } from '../../core/model.ts';
+import { cellKey } from '../../core/rows/cell-keys.ts';
+import type { RowPageQuery, RowRepo } from '../../core/storage.ts';
+import type { Database } from './database.ts';
+import { filterColumns, filterSql, sortSql } from './row-filter-sql.ts';
+import { SeqAllocator } from './seq-allocator.ts';
+import type { CellKeyTable, Tables } from './tables.ts';
+
+/** Counter shards per project: concurrent inserts rarely touch the same counter record. */
+const COUNT_SHARDS = 16;
+/** Rows per multi-row INSERT; cell keys are chunked to stay under both dialects' parameter limits. */
+const ROW_CHUNK = 500;
+const KEY_CHUNK = 2_000;
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+const parseCells = (s: string): Record<string, Cell> => JSON.parse(s) as Record<string, Cell>;
+
+export class SqlRowRepo implements RowRepo {
+  private readonly seqs: SeqAllocator;
+
+  constructor(private readonly database: Database) {
+    this.seqs = new SeqAllocator(database);
+  }
+
+  private get db() {
+    return this.database.db;
+  }
+
+  async insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[]): Promise<number[]> {
+    if (rows.length === 0) return [];
+    const first = await this.seqs.take(rows.length);
+    const now = Date.now();
+    const seqs = rows.map((_, i) => first + i);
+    const rowValues = rows.map((cells, i) => ({
+      project_pk: projectPk,
+      seq: seqs[i] as number,
+      cells: JSON.stringify(cells),
+      created_at: now,
+      updated_at: now,
+      deleted_at: null,
+    }));
+    const keyValues: CellKeyTable[] = [];
+    rows.forEach((cells, i) => {
+      for (const c of columns) {
+        const cell = cells[c.no] ?? { v: null, s: c.type === 'tool' ? 'pending' : 'default' };
+        keyValues.push({ project_pk: projectPk, col_no: c.no, seq: seqs[i] as number, ...cellKey(cell.v, cell.s ?? 'default') });
+      }
+    });
+    await this.db.transaction().execute(async (trx) => {
+      for (const part of chunks(rowValues, ROW_CHUNK)) await trx.insertInto('project_rows').values(part).execute();
+      for (const part of chunks(keyValues, KEY_CHUNK)) await trx.insertInto('cell_keys').values(part).execute();
+      await this.bumpCount(trx, projectPk, rows.length);
+    });
+    return seqs;
+  }
+
+  private async bumpCount(trx: Kysely<Tables>, projectPk: number, delta: number): Promise<void> {
+    const shard = Math.floor(Math.random() * COUNT_SHARDS);
+    const q = trx.insertInto('project_row_counts').values({ project_pk: projectPk, shard, n: delta });
+    if (this.database.dialect === 'mysql') await q.onDuplicateKeyUpdate({ n: sql`n + ${delta}` }).execute();
+    else await q.onConflict((oc) => oc.columns(['project_pk', 'shard']).doUpdateSet({ n: sql`n + ${delta}` })).execute();
+  }
+
+  async counts(projectPks: number[]): Promise<Map<number, number>> {
+    const out = new Map<number, number>(projectPks.map((pk) => [pk, 0]));
+    if (projectPks.length === 0) return out;
+    const rows = await this.db
+      .selectFrom('project_row_counts')
+      .select(['project_pk', (eb) => eb.fn.sum<number>('n').as('n')])
+      .where('project_pk', 'in', projectPks)
+      .groupBy('project_pk')
+      .execute();
+    for (const r of rows) out.set(Number(r.project_pk), Number(r.n));
+    return out;
+  }
+
+  async get(projectPk: number, seq: number): Promise<StoredRow | undefined> {
+    const r = await this.db
+      .selectFrom('project_rows')
+      .select(['seq', 'cells'])
+      .where('project_pk', '=', projectPk)
+      .where('seq', '=', seq)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return r && { seq: Number(r.seq), cells: parseCells(r.cells) };
+  }
+
+  async first(projectPk: number): Promise<StoredRow | undefined> {
+    const r = await this.db
+      .selectFrom('project_rows')
+      .select(['seq', 'cells'])
+      .where('project_pk', '=', projectPk)
+      .where('deleted_at', 'is', null)
+      .orderBy('seq')
+      .limit(1)
+      .executeTakeFirst();
+    return r && { seq: Number(r.seq), cells: parseCells(r.cells) };
+  }
+
+  /**
+   * One page of rows. The page's sequence numbers come from a narrow index (live rows, or the
+   * typed cell keys when filtering/sorting); only then are the page's full rows read.
+   */
+  async page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }> {
+    const used = [...filterColumns(q.filter, new Set(q.sort.map((s) => s.colNo)))];
+    let seqs: number[];
+    let total: number;
+    if (used.length === 0) {
+      const [ids, counts] = await Promise.all([
+        this.db
+          .selectFrom('project_rows')
+          .select('seq')
+          .where('project_pk', '=', q.projectPk)
+          .where('deleted_at', 'is', null)
+          .orderBy('seq')
+          .limit(q.limit)
+          .offset(q.offset)
+          .execute(),
+        this.counts([q.projectPk]),
+      ]);
+      seqs = ids.map((r) => Number(r.seq));
+      total = counts.get(q.projectPk) ?? 0;
+    } else {
+      ({ seqs, total } = await this.keyedPage(q, used));
+    }
+    return { rows: await this.load(q.projectPk, seqs), total };
+  }
+
+  private async keyedPage(q: RowPageQuery, used: number[]): Promise<{ seqs: number[]; total: number }> {
+    // Sort columns lead so the first sort can walk its index in order.
+    const names = new Map(used.map((no, i) => [no, `k${i}`]));
+    const alias = (no: number) => names.get(no) as string;
+    const [driver, ...joined] = used;
+    const d = alias(driver as number);
+    const joins = joined.map(
+      (no) =>
+        sql`JOIN cell_keys ${sql.raw(alias(no))} ON ${sql.ref(`${alias(no)}.project_pk`)} = ${sql.ref(`${d}.project_pk`)} AND ${sql.ref(`${alias(no)}.col_no`)} = ${no} AND ${sql.ref(`${alias(no)}.seq`)} = ${sql.ref(`${d}.seq`)}`,
+    );
+    const where = q.filter ? sql`AND ${filterSql(q.filter, alias)}` : sql``;
+    const order = [...sortSql(q.sort, alias), sql`${sql.ref(`${d}.seq`)} ASC`];
+    const from = sql`FROM cell_keys ${sql.raw(d)} ${sql.join(joins, sql` `)} WHERE ${sql.ref(`${d}.project_pk`)} = ${q.projectPk} AND ${sql.ref(`${d}.col_no`)} = ${driver} ${where}`;
+    if (!q.filter) {
+      // Sort only: every live row has one key per column, so the live count is the total.
+      const [page, counts] = await Promise.all([
+        sql<{ seq: number }>`SELECT ${sql.ref(`${d}.seq`)} AS seq ${from} ORDER BY ${sql.join(order)} LIMIT ${q.limit} OFFSET ${q.offset}`.execute(this.db),
+        this.counts([q.projectPk]),
+      ]);
+      return { seqs: page.rows.map((r) => Number(r.seq)), total: counts.get(q.projectPk) ?? 0 };
+    }
+    // Filtered: the match count comes with the page in one pass (window count over the matches).
+    const page = await sql<{ seq: number; total: number }>`SELECT ${sql.ref(`${d}.seq`)} AS seq, COUNT(*) OVER () AS total ${from} ORDER BY ${sql.join(order)} LIMIT ${q.limit} OFFSET ${q.offset}`.execute(this.db);
+    if (page.rows.length > 0) return { seqs: page.rows.map((r) => Number(r.seq)), total: Number(page.rows[0]?.total) };
+    const count = await sql<{ total: number }>`SELECT COUNT(*) AS total ${from}`.execute(this.db);
+    return { seqs: [], total: Number(count.rows[0]?.total ?? 0) };
+  }
+
+  private async load(projectPk: number, seqs: number[]): Promise<StoredRow[]> {
+    if (seqs.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('project_rows')
+      .select(['seq', 'cells'])
+      .where('project_pk', '=', projectPk)
+      .where('seq', 'in', seqs)
+      .execute();
+    const bySeq = new Map(rows.map((r) => [Number(r.seq), r.cells]));
+    return seqs.flatMap((seq) => {
+      const cells = bySeq.get(seq);
+      return cells === undefined ? [] : [{ seq, cells: parseCells(cells) }];
+    });
+  }
+}

@@ -1,0 +1,110 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Kysely table types. Timestamps are epoch milliseconds (BIGINT) so both dialects store and
+ * compare them the same way; the REST layer turns them into ISO 8601.
+ */
+export interface WorkspaceTable {
+  id: string;
+  name: string;
+  plan: string;
+  created_at: number;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  workspace_id: string;
+  prefix: string;
+  key_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface CreditLedgerTable {
+  id: Generated<number>;
+  workspace_id: string;
+  kind: string;
+  amount: number;
+  project_id: string | null;
+  job_id: string | null;
+  note: string | null;
+  created_at: number;
+}
+
+export interface ProjectTable {
+  pk: Generated<number>;
+  id: string;
+  workspace_id: string;
+  creator_id: string;
+  name: string;
+  name_lower: string;
+  builder_id: string | null;
+  form_data: string | null;
+  builder_status: string;
+  builder_error: string | null;
+  builder_progress: string | null;
+  next_col_no: number;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export interface ColumnTable {
+  project_pk: number;
+  col_no: number;
+  id: string;
+  name: string;
+  type: string;
+  tool_id: string | null;
+  config: string | null;
+  auto_run: number;
+  run_condition: string | null;
+  position: number;
+  created_at: number;
+  deleted_at: number | null;
+}
+
+export interface RowTable {
+  project_pk: number;
+  seq: number;
+  cells: string;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+/** One typed key per (project, column, row): what filters and sorts run on (docs/storage.md). */
+export interface CellKeyTable {
+  project_pk: number;
+  col_no: number;
+  seq: number;
+  status: string;
+  is_empty: number;
+  num_missing: number;
+  num_key: number | null;
+  text_key: string;
+  text_full: string | null;
+}
+
+export interface RowCountTable {
+  project_pk: number;
+  shard: number;
+  n: number;
+}
+
+export interface SequenceTable {
+  name: string;
+  next_value: number;
+}
+
+export interface Tables {
+  workspaces: WorkspaceTable;
+  api_keys: ApiKeyTable;
+  credit_ledger: CreditLedgerTable;
+  projects: ProjectTable;
+  project_columns: ColumnTable;
+  project_rows: RowTable;
+  cell_keys: CellKeyTable;
+  project_row_counts: RowCountTable;
+  id_sequences: SequenceTable;
+}

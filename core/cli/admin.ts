@@ -1,0 +1,108 @@
+import { parseArgs } from 'node:util';
+import { openStorage } from '../../adapters/storage/sql-storage.ts';
+import { loadConfig } from '../config.ts';
+import { setLogLevel } from '../log.ts';
+import { PLAN_NAMES, isKnownPlan } from '../plans.ts';
+import { issueApiKey, keyPrefix } from '../services/api-keys.ts';
+import type { Storage } from '../storage.ts';
+
+/**
+ * `bun run admin <command> [--flags]`: workspace and key administration on DATABASE_URL.
+ * Prints one JSON object; exits 1 with {"error": ...} on a mistake.
+ */
+const USAGE = `usage: bun run admin <command>
+  workspace:create --name N [--plan free|pro] [--credits N]
+  key:create --workspace ID
+  key:revoke --key PREFIX
+  credits:grant --workspace ID --amount N
+  plan:set --workspace ID --plan P`;
+
+class UsageError extends Error {}
+
+function need(values: Record<string, string | undefined>, name: string): string {
+  const v = values[name];
+  if (!v) throw new UsageError(`--${name} is required\n${USAGE}`);
+  return v;
+}
+
+function amount(raw: string, name: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n)) throw new UsageError(`--${name} must be an integer, got "${raw}"`);
+  return n;
+}
+
+function plan(raw: string): string {
+  if (!isKnownPlan(raw)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}, got "${raw}"`);
+  return raw;
+}
+
+async function workspaceOrFail(storage: Storage, id: string) {
+  const ws = await storage.workspaces.get(id);
+  if (!ws) throw new UsageError(`no workspace ${id}`);
+  return ws;
+}
+
+export async function runAdmin(argv: string[], storage: Storage): Promise<unknown> {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      credits: { type: 'string' },
+      workspace: { type: 'string' },
+      key: { type: 'string' },
+      amount: { type: 'string' },
+    },
+    strict: true,
+  });
+  const repo = storage.workspaces;
+  switch (command) {
+    case 'workspace:create': {
+      const ws = await repo.create({ name: need(values, 'name'), plan: plan(values.plan ?? 'pro') });
+      const credits = values.credits ? amount(values.credits, 'credits') : 0;
+      if (credits) await repo.grantCredits(ws.id, credits, 'workspace:create');
+      const { api_key, prefix } = await issueApiKey(repo, ws.id);
+      return { workspace_id: ws.id, name: ws.name, plan: ws.plan, credits, api_key, key_prefix: prefix };
+    }
+    case 'key:create': {
+      const ws = await workspaceOrFail(storage, need(values, 'workspace'));
+      const { api_key, prefix } = await issueApiKey(repo, ws.id);
+      return { workspace_id: ws.id, api_key, key_prefix: prefix };
+    }
+    case 'key:revoke': {
+      const prefix = keyPrefix(need(values, 'key'));
+      const revoked = await repo.revokeKey(prefix);
+      if (!revoked) throw new UsageError(`no live key with prefix ${prefix}`);
+      return { revoked: true, key_prefix: prefix };
+    }
+    case 'credits:grant': {
+      const ws = await workspaceOrFail(storage, need(values, 'workspace'));
+      const balance = await repo.grantCredits(ws.id, amount(need(values, 'amount'), 'amount'), 'credits:grant');
+      return { workspace_id: ws.id, balance };
+    }
+    case 'plan:set': {
+      const ws = await workspaceOrFail(storage, need(values, 'workspace'));
+      const p = plan(need(values, 'plan'));
+      await repo.setPlan(ws.id, p);
+      return { workspace_id: ws.id, plan: p };
+    }
+    default:
+      throw new UsageError(command ? `unknown command "${command}"\n${USAGE}` : USAGE);
+  }
+}
+
+if (import.meta.main) {
+  setLogLevel('warn');
+  const storage = await openStorage(loadConfig().databaseUrl);
+  let code = 0;
+  try {
+    console.log(JSON.stringify(await runAdmin(process.argv.slice(2), storage), null, 2));
+  } catch (e) {
+    console.log(JSON.stringify({ error: (e as Error).message }));
+    code = 1;
+  } finally {
+    await storage.close();
+  }
+  process.exit(code);
+}

@@ -1,0 +1,67 @@
+/** Runtime configuration, read once from the environment (names are the contract of DESIGN.md §2). */
+export interface Config {
+  host: string;
+  port: number;
+  mcpPort: number;
+  basePath: string;
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  workers: number;
+  workerConcurrency: number;
+  providerMode: 'live' | 'sandbox';
+  bootstrapApiKey: string | undefined;
+  bootstrapCredits: number;
+  maxBodyBytes: number;
+  pluginsDir: string | undefined;
+  allowPrivateNetwork: boolean;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) {
+    throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  }
+  return n;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+/** Normalises BASE_PATH to "/segment/..." with no trailing slash ("" is allowed for the root). */
+function basePath(raw: string | undefined): string {
+  if (raw === undefined) return '/api/enterprise';
+  const trimmed = raw.trim().replace(/\/+$/, '');
+  if (trimmed === '') return '';
+  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: int(env, 'PORT', 3000),
+    mcpPort: int(env, 'MCP_PORT', 3001),
+    basePath: basePath(env.BASE_PATH),
+    databaseUrl: env.DATABASE_URL || 'sqlite:./data/workflow.sqlite',
+    redisUrl: env.REDIS_URL || undefined,
+    workers: int(env, 'WORKERS', 1),
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1),
+    providerMode: oneOf(env, 'PROVIDER_MODE', ['live', 'sandbox'] as const, 'live'),
+    bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,
+    bootstrapCredits: int(env, 'BOOTSTRAP_CREDITS', 1000),
+    maxBodyBytes: int(env, 'MAX_BODY_BYTES', 10 * 1024 * 1024, 1),
+    pluginsDir: env.PLUGINS_DIR || undefined,
+    allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK === '1' || env.ALLOW_PRIVATE_NETWORK === 'true',
+    logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
+  };
+}

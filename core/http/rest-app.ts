@@ -1,0 +1,98 @@
+import { resolve } from 'node:path';
+import { openapi } from '@elysiajs/openapi';
+import { Elysia } from 'elysia';
+import { ServiceError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { Kernel } from '../kernel.ts';
+import type { AnyOperation } from '../operations/operation.ts';
+import { runOperation } from '../operations/run-operation.ts';
+import { authenticate } from '../services/api-keys.ts';
+import { errorResponse } from './error-response.ts';
+import { openapiOperation } from './openapi.ts';
+
+const SWAGGER_ASSETS = resolve(import.meta.dir, '../../node_modules/swagger-ui-dist');
+
+/** Reads and parses a JSON body; malformed JSON is the operation's validation failure. */
+async function readJson(request: Request, op: AnyOperation): Promise<() => unknown> {
+  const text = await request.text();
+  return () => {
+    if (text.trim() === '') {
+      throw new ServiceError('validation_error', { message: 'The request body is empty; send a JSON object' }, { status: op.invalidStatus ?? 422 });
+    }
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw new ServiceError(
+        'validation_error',
+        { message: `The request body is not valid JSON (${(e as Error).message})` },
+        { status: op.invalidStatus ?? 422 },
+      );
+    }
+  };
+}
+
+function routePath(basePath: string, path: string): string {
+  return basePath + path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** The REST door: one route per operation of the table, mounted under BASE_PATH. */
+export function restApp(kernel: Kernel, ops: AnyOperation[]) {
+  const { basePath, maxBodyBytes } = kernel.config;
+  const docs = `${basePath}/docs`;
+  const app = new Elysia({ name: 'workflow-rest' })
+    .use(
+      openapi({
+        path: docs,
+        specPath: `${docs}/json`,
+        provider: 'swagger-ui',
+        exclude: { paths: [new RegExp(`^${docs}`)] },
+        swagger: { cdn: `${docs}/assets/swagger-ui-bundle.js`, theme: `${docs}/assets/swagger-ui.css` },
+        documentation: {
+          info: {
+            title: 'Workflow Service API',
+            version: '1.0.0',
+            description: 'Projects of company rows built by builders and filled by enrichment tools. Every request carries the service-api-key header.',
+          },
+          components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'service-api-key' } } },
+        },
+      }),
+    )
+    .get(`${docs}/assets/:file`, ({ params }) => {
+      if (!/^swagger-ui(-bundle\.js|\.css)$/.test(params.file)) return new Response('Not found', { status: 404 });
+      return new Response(Bun.file(`${SWAGGER_ASSETS}/${params.file}`));
+    }, { detail: { hide: true } });
+
+  for (const op of ops) {
+    app.route(
+      op.method,
+      routePath(basePath, op.path),
+      async ({ request, params }) => {
+        const requestId = newId();
+        try {
+          const length = Number(request.headers.get('content-length') ?? 0);
+          if (length > maxBodyBytes) {
+            throw new ServiceError('payload_too_large', `The body is ${length} bytes; the limit is ${maxBodyBytes} (MAX_BODY_BYTES)`);
+          }
+          const workspace = await authenticate(kernel.storage.workspaces, request.headers.get('service-api-key'));
+          const url = new URL(request.url);
+          const body = op.body ? await readJson(request, op) : () => undefined;
+          const result = await runOperation(kernel, op, {
+            workspace,
+            params: params as Record<string, string>,
+            query: Object.fromEntries(url.searchParams),
+            body,
+          });
+          return Response.json(result, { status: op.successStatus ?? 200 });
+        } catch (e) {
+          return errorResponse(e, requestId);
+        }
+      },
+      { parse: 'none', detail: openapiOperation(op) as never },
+    );
+  }
+
+  return app.onError(({ code, error }) => {
+    if (code === 'NOT_FOUND') return Response.json({ detail: 'No such endpoint; see the API docs at ' + docs }, { status: 404 });
+    return errorResponse(error, newId());
+  });
+}

@@ -1,0 +1,12 @@
+import type { Config } from './config.ts';
+import type { JobQueue } from './jobs/queue.ts';
+import type { PluginRegistry } from './plugins/registry.ts';
+import type { Storage } from './storage.ts';
+
+/** Everything an operation or job handler may use: the kernel's services, nothing global. */
+export interface Kernel {
+  config: Config;
+  storage: Storage;
+  plugins: PluginRegistry;
+  queue: JobQueue;
+}

@@ -1,0 +1,51 @@
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { Kernel } from '../kernel.ts';
+import type { Project, Workspace } from '../model.ts';
+
+/** How an agent should treat an operation (becomes MCP `readOnlyHint` / `destructiveHint`). */
+export type AgentHint = 'read' | 'write' | 'destructive';
+
+export interface OperationContext<P, Q, B> {
+  kernel: Kernel;
+  workspace: Workspace;
+  /** Set when the operation declares `project: true`: the caller's live project, else a 404 was sent. */
+  project: Project;
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/**
+ * One public action of the service, defined once. The REST route, its OpenAPI entry and (later)
+ * the MCP tool are generated from this record, so they cannot drift apart.
+ */
+export interface Operation<P extends TObject = TObject, Q extends TObject = TObject, B extends TSchema = TSchema> {
+  /** Snake-case name; also the MCP tool name. */
+  name: string;
+  summary: string;
+  /** Written for agents and humans alike. */
+  description: string;
+  hint: AgentHint;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Relative to BASE_PATH, OpenAPI style: `/projects/{project_id}`. */
+  path: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Resolve `params.project_id` to the caller's project before anything else (404 otherwise). */
+  project?: boolean;
+  /** HTTP status for invalid input when the spec names one (400 on POST /projects, 403 on POST rows). */
+  invalidStatus?: number;
+  successStatus?: number;
+  response: TSchema;
+  /** Extra documented error statuses: status → description. */
+  errors?: Record<number, string>;
+  handler(ctx: OperationContext<Static<P>, Static<Q>, Static<B>>): Promise<unknown>;
+}
+
+export type AnyOperation = Operation<TObject, TObject, TSchema>;
+
+/** Identity function that gives an operation definition its types. */
+export function defineOperation<P extends TObject, Q extends TObject, B extends TSchema>(op: Operation<P, Q, B>): AnyOperation {
+  return op as unknown as AnyOperation;
+}

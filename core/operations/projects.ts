@@ -1,0 +1,79 @@
+import { Type } from '@sinclair/typebox';
+import { createProjectFromBuilder, projectDetails, projectSummary } from '../services/projects.ts';
+import { defineOperation } from './operation.ts';
+import { ProjectDetailsSchema, ProjectIdParams, ProjectSummarySchema } from './schemas.ts';
+
+export const createProject = defineOperation({
+  name: 'create_project',
+  summary: 'Create a project from a builder',
+  description:
+    'Creates a project from a builder and a filled form, then starts the builder in the background. Poll GET /projects/{project_id} until builder_status.type is completed or failed.',
+  hint: 'write',
+  method: 'POST',
+  path: '/projects',
+  body: Type.Object(
+    {
+      builder_id: Type.String({ description: 'Builder slug or legacy id (GET /project-builders).' }),
+      form_data: Type.Record(Type.String(), Type.Unknown(), { description: "The builder's filled form." }),
+      name: Type.Optional(Type.String({ maxLength: 255, description: 'Project name; derived from the form when omitted.' })),
+    },
+    { additionalProperties: false },
+  ),
+  invalidStatus: 400,
+  successStatus: 201,
+  response: Type.Object({ project_id: Type.String() }),
+  errors: { 400: 'Invalid builder_id or form_data.', 500: 'Unexpected failure creating or starting the build.' },
+  handler: ({ kernel, workspace, body }) => createProjectFromBuilder(kernel, workspace, body),
+});
+
+export const listProjects = defineOperation({
+  name: 'list_projects',
+  summary: 'List projects',
+  description: 'Lists the workspace’s projects, most recently updated first, with paging and a case-insensitive name search.',
+  hint: 'read',
+  method: 'GET',
+  path: '/projects',
+  query: Type.Object({
+    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200.' }),
+    offset: Type.Integer({ minimum: 0, default: 0, description: 'Projects to skip; ignored when page is set.' }),
+    page: Type.Optional(Type.Integer({ minimum: 1, description: '1-based page; offset = (page - 1) * limit.' })),
+    name_search: Type.Optional(Type.String({ description: 'Case-insensitive substring of the project name.' })),
+  }),
+  response: Type.Object({
+    projects: Type.Array(ProjectSummarySchema),
+    total: Type.Integer(),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+    page: Type.Integer(),
+  }),
+  handler: async ({ kernel, workspace, query }) => {
+    const offset = query.page !== undefined ? (query.page - 1) * query.limit : query.offset;
+    const { projects, total } = await kernel.storage.projects.list({
+      workspaceId: workspace.id,
+      limit: query.limit,
+      offset,
+      nameSearch: query.name_search,
+    });
+    const counts = await kernel.storage.rows.counts(projects.map((p) => p.pk));
+    return {
+      projects: projects.map((p) => projectSummary(p, counts.get(p.pk) ?? 0)),
+      total,
+      limit: query.limit,
+      offset,
+      page: query.page ?? Math.floor(offset / query.limit) + 1,
+    };
+  },
+});
+
+export const getProject = defineOperation({
+  name: 'get_project',
+  summary: 'Project details',
+  description: 'Columns, a sample row, the row count and the builder status of a project. Poll it until builder_status.type is completed.',
+  hint: 'read',
+  method: 'GET',
+  path: '/projects/{project_id}',
+  params: ProjectIdParams,
+  project: true,
+  response: ProjectDetailsSchema,
+  handler: ({ kernel, project }) => projectDetails(kernel, project),
+});

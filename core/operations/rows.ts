@@ -1,0 +1,65 @@
+import { Type } from '@sinclair/typebox';
+import { addRow, getRow, listRows } from '../services/rows.ts';
+import { defineOperation } from './operation.ts';
+import { ProjectIdParams, RowSchema } from './schemas.ts';
+
+export const addRowOp = defineOperation({
+  name: 'add_row',
+  summary: 'Add a row',
+  description:
+    'Adds one row. `company` maps every input column name to its value; tool columns are filled by the service in the background.',
+  hint: 'write',
+  method: 'POST',
+  path: '/projects/{project_id}/rows',
+  params: ProjectIdParams,
+  project: true,
+  body: Type.Object(
+    { company: Type.Record(Type.String(), Type.Unknown(), { description: 'Column name → value, for every input column.' }) },
+    { additionalProperties: false },
+  ),
+  invalidStatus: 403,
+  successStatus: 201,
+  response: Type.Object({ row_id: Type.String(), message: Type.String(), error_detail: Type.Union([Type.Null(), Type.Unknown()]) }),
+  errors: { 403: 'Missing required input columns (detail.missing_columns) or invalid payload (detail.message).' },
+  handler: ({ kernel, project, body }) => addRow(kernel, project, body.company),
+});
+
+export const listRowsOp = defineOperation({
+  name: 'get_project_rows',
+  summary: 'List rows',
+  description:
+    'Pages through a project’s rows, including enriched tool cells. filter_groups and sort_rules are URL-encoded JSON (see the docs for the rule shape and the 14 operators).',
+  hint: 'read',
+  method: 'GET',
+  path: '/projects/{project_id}/rows',
+  params: ProjectIdParams,
+  project: true,
+  query: Type.Object({
+    page: Type.Integer({ minimum: 1, default: 1 }),
+    page_size: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+    filter_groups: Type.Optional(Type.String({ description: 'JSON array of {type: "and"|"or", rules: [...]} groups.' })),
+    sort_rules: Type.Optional(Type.String({ description: 'JSON array of {col_id, direction, sort_as_number}.' })),
+  }),
+  response: Type.Object({
+    rows: Type.Array(RowSchema),
+    page: Type.Integer(),
+    page_size: Type.Integer(),
+    total_rows: Type.Integer(),
+    total_pages: Type.Integer(),
+  }),
+  errors: { 422: 'Bad filter_groups or sort_rules: invalid JSON, invalid shape, unknown column or operator.' },
+  handler: ({ kernel, project, query }) => listRows(kernel, project, query),
+});
+
+export const getRowOp = defineOperation({
+  name: 'get_row',
+  summary: 'One row',
+  description: 'One row of a project, with every cell.',
+  hint: 'read',
+  method: 'GET',
+  path: '/projects/{project_id}/rows/{row_id}',
+  params: Type.Object({ project_id: Type.String(), row_id: Type.String() }),
+  project: true,
+  response: RowSchema,
+  handler: ({ kernel, project, params }) => getRow(kernel, project, params.row_id),
+});

@@ -1,0 +1,65 @@
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import { ServiceError } from '../errors.ts';
+import type { Kernel } from '../kernel.ts';
+import type { Project, Workspace } from '../model.ts';
+import { coerce, schemaErrors } from '../schema/validate.ts';
+import type { AnyOperation } from './operation.ts';
+
+/** Raw input of one call, as it arrives at a door (REST today, MCP later). */
+export interface RawCall {
+  workspace: Workspace;
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** The parsed body, or a function that parses it (so a bad body on a foreign project is still a 404). */
+  body: () => unknown;
+}
+
+function invalid(op: AnyOperation, what: string, errors: { path: string; message: string }[]): ServiceError {
+  return new ServiceError(
+    'validation_error',
+    { message: `Invalid ${what}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors },
+    { status: op.invalidStatus ?? 422 },
+  );
+}
+
+function checked<S extends TSchema>(op: AnyOperation, what: string, schema: S, value: unknown, root: string): Static<S> {
+  const errors = schemaErrors(schema, value, root);
+  if (errors.length) throw invalid(op, what, errors);
+  return value as Static<S>;
+}
+
+/** Query values arrive as text; defaults fill gaps, then the schema converts and checks them. */
+function queryInput(op: AnyOperation, schema: TObject, raw: Record<string, string>) {
+  const withDefaults: Record<string, unknown> = {};
+  for (const [key, prop] of Object.entries(schema.properties)) {
+    if (raw[key] !== undefined) withDefaults[key] = raw[key];
+    else if ((prop as TSchema).default !== undefined) withDefaults[key] = (prop as TSchema).default;
+  }
+  return checked(op, 'query parameters', schema, coerce(schema, withDefaults), '');
+}
+
+/**
+ * Runs an operation with the kernel's order of checks: the caller's project first (another
+ * workspace's project is a 404 whatever the input), then query, then body, then the handler.
+ */
+export async function runOperation(kernel: Kernel, op: AnyOperation, call: RawCall): Promise<unknown> {
+  let project: Project | undefined;
+  if (op.project) {
+    const id = call.params.project_id ?? '';
+    project = await kernel.storage.projects.get(call.workspace.id, id);
+    if (!project) throw new ServiceError('not_found', `Project ${id} not found (or not in this workspace)`);
+  }
+  const params = op.params ? checked(op, 'path parameters', op.params, call.params, '') : {};
+  const query = op.query ? queryInput(op, op.query, call.query) : {};
+  let body: unknown = undefined;
+  if (op.body) body = checked(op, 'body', op.body, call.body(), '');
+  try {
+    return await op.handler({ kernel, workspace: call.workspace, project: project as Project, params, query, body });
+  } catch (e) {
+    // A handler's validation failure takes the operation's spec status (400 / 403) unless it chose one.
+    if (e instanceof ServiceError && e.code === 'validation_error' && e.status === 422 && op.invalidStatus) {
+      throw e.withStatus(op.invalidStatus);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,56 @@
+import type { Static, TObject } from '@sinclair/typebox';
+
+/** What a plugin may see of the host while it runs. Plugins never touch storage, queue or credits. */
+export interface PluginContext {
+  /** `sandbox` plugins return deterministic fake data and call no provider. */
+  providerMode: 'live' | 'sandbox';
+  /** Reads a credential or base URL the plugin declared in `provider.env`. */
+  env(name: string): string | undefined;
+  /** Aborted when the job is cancelled or the worker shuts down. */
+  signal: AbortSignal;
+  log(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** A row produced by a builder: input column name → value. */
+export type BuiltRow = Record<string, unknown>;
+
+/** Fields every plugin shares. */
+export interface PluginBase<S extends TObject = TObject> {
+  /** Stable public slug (`a-z`, `0-9`, `_`). Never change it once published. */
+  id: string;
+  version: string;
+  name: string;
+  /** Written for agents: what it does, what it needs, what it costs. */
+  description: string;
+  category: string;
+  tags: string[];
+  /** Older ids still accepted on creation. */
+  legacyIds: string[];
+  /** The form (builder) or column config (tool). Drives validation, the catalog, OpenAPI and MCP. */
+  input: S;
+  /** Credentials and base URLs it reads, by env var name. Live mode without them fails the run. */
+  provider?: { requiredEnv: string[]; optionalEnv?: string[] };
+  /** Credits charged per unit (a row for builders). */
+  cost: { credits: number; per: 'row' | 'result' | 'attempt' };
+}
+
+export interface BuilderPlugin<S extends TObject = TObject> extends PluginBase<S> {
+  kind: 'builder';
+  /** Upper bound of rows one run may create. */
+  maxRows: number;
+  /** The input columns the project gets, in order, known from the form before the run starts. */
+  columns(form: Static<S>): string[];
+  /** A default project name when the caller gives none. */
+  projectName(form: Static<S>): string;
+  /** Rows the run aims at (for progress and credit reservation). */
+  target(form: Static<S>): number;
+  /** Yields pages of rows; the host writes each page before asking for the next. */
+  run(form: Static<S>, ctx: PluginContext): AsyncIterable<BuiltRow[]>;
+}
+
+export type AnyBuilder = BuilderPlugin<TObject>;
+
+/** Identity function that gives a builder definition its types. */
+export function defineBuilder<S extends TObject>(def: BuilderPlugin<S>): BuilderPlugin<S> {
+  return def;
+}

@@ -1,0 +1,41 @@
+/**
+ * Deterministic fake data for `PROVIDER_MODE=sandbox`: the same input always gives the same rows,
+ * and every domain is under example.com so nobody mistakes it for real data.
+ */
+export function seededRandom(seed: string): () => number {
+  let h = 2166136261;
+  for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 16777619);
+  let a = h >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function pick<T>(rand: () => number, items: readonly T[]): T {
+  return items[Math.floor(rand() * items.length)] as T;
+}
+
+export function slugify(text: string): string {
+  return (
+    text
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'company'
+  );
+}
+
+export const SANDBOX_CITIES = ['Berlin', 'Austin', 'Lyon', 'Toronto', 'Osaka', 'Porto', 'Denver', 'Utrecht'] as const;
+export const SANDBOX_INDUSTRIES = ['Software', 'Logistics', 'Healthcare', 'Retail', 'Manufacturing', 'Fintech'] as const;
+export const SANDBOX_FIRST = ['Ada', 'Linus', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Ken', 'Margaret'] as const;
+export const SANDBOX_LAST = ['Lovelace', 'Torvalds', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Thompson', 'Hamilton'] as const;
+
+/** Splits `total` into pages of at most `size` (a builder yields rows page by page). */
+export function* pages(total: number, size: number): Generator<[start: number, end: number]> {
+  for (let start = 0; start < total; start += size) yield [start, Math.min(total, start + size)];
+}

@@ -1,0 +1,48 @@
+import type { TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { Value } from '@sinclair/typebox/value';
+import type { FieldError } from '../errors.ts';
+
+const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
+
+function checker(schema: TSchema): TypeCheck<TSchema> {
+  let c = compiled.get(schema);
+  if (!c) {
+    c = TypeCompiler.Compile(schema);
+    compiled.set(schema, c);
+  }
+  return c;
+}
+
+/** "/filters/revenue_range/min" → "filters.revenue_range.min"; the root is "(body)". */
+function dotted(path: string, root: string): string {
+  const p = path.replace(/^\//, '').replace(/\//g, '.');
+  return p === '' ? root : root ? `${root}.${p}` : p;
+}
+
+/**
+ * Every problem of `value` against `schema`, one per field, with messages a user can act on.
+ * An unexpected property is reported by its own name so the caller knows what to remove.
+ */
+export function schemaErrors(schema: TSchema, value: unknown, root = ''): FieldError[] {
+  const c = checker(schema);
+  if (c.Check(value)) return [];
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of c.Errors(value)) {
+    let path = e.path;
+    let message = e.message;
+    if (message.startsWith('Unexpected property')) message = 'is not an allowed field; remove it';
+    else message = message.charAt(0).toLowerCase() + message.slice(1);
+    const key = dotted(path, root);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ path: key === '' ? '(root)' : key, message });
+  }
+  return out;
+}
+
+/** Query strings arrive as text: turn "5" into 5 and "true" into true where the schema asks. */
+export function coerce<T>(schema: TSchema, value: unknown): T {
+  return Value.Convert(schema, value) as T;
+}

@@ -1,0 +1,56 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ServiceError } from '../errors.ts';
+import type { Workspace } from '../model.ts';
+import { planRules } from '../plans.ts';
+import type { WorkspaceRepo } from '../storage.ts';
+
+/**
+ * API keys look like `wfs_<8 hex>_<43 base64url>`. The part before the second `_` is the public
+ * prefix (shown in lists, used to revoke); only the SHA-256 of the whole key is stored. Keys carry
+ * 256 random bits, so a fast hash is safe here (no password stretching needed).
+ */
+export function generateApiKey(): { key: string; prefix: string } {
+  const prefix = `wfs_${randomBytes(4).toString('hex')}`;
+  return { key: `${prefix}_${randomBytes(32).toString('base64url')}`, prefix };
+}
+
+export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+/** The prefix of a full key, or the argument itself when it already is one. */
+export function keyPrefix(keyOrPrefix: string): string {
+  const m = /^(wfs_[0-9a-f]{8})(_|$)/.exec(keyOrPrefix);
+  return m?.[1] ?? keyOrPrefix;
+}
+
+/** Issues a key for a workspace; the clear key is returned once and never stored. */
+export async function issueApiKey(repo: WorkspaceRepo, workspaceId: string, key?: string): Promise<{ api_key: string; prefix: string }> {
+  // A key chosen by the operator (BOOTSTRAP_API_KEY) may have any shape; give it a stable prefix.
+  const generated = key
+    ? { key, prefix: /^wfs_[0-9a-f]{8}_/.test(key) ? keyPrefix(key) : `boot_${hashApiKey(key).slice(0, 8)}` }
+    : generateApiKey();
+  await repo.addKey({ workspaceId, prefix: generated.prefix, keyHash: hashApiKey(generated.key) });
+  return { api_key: generated.key, prefix: generated.prefix };
+}
+
+/**
+ * Resolves the `service-api-key` header to its workspace: 401 when missing or unknown (or revoked),
+ * 403 when the workspace's plan has no API access.
+ */
+export async function authenticate(repo: WorkspaceRepo, header: string | null | undefined): Promise<Workspace> {
+  const key = header?.trim();
+  if (!key) {
+    throw new ServiceError('unauthorized', 'Missing API key: send it in the service-api-key header');
+  }
+  const hash = hashApiKey(key);
+  const found = await repo.findKey(hash);
+  if (!found || found.key.revokedAt !== null || !timingSafeEqual(Buffer.from(found.key.keyHash), Buffer.from(hash))) {
+    throw new ServiceError('unauthorized', 'Unknown or revoked API key: check the service-api-key header or create a new key');
+  }
+  if (!planRules(found.workspace.plan).apiAccess) {
+    throw new ServiceError(
+      'forbidden',
+      `The workspace's plan "${found.workspace.plan}" has no API access; upgrade it (bun run admin plan:set --workspace ${found.workspace.id} --plan pro)`,
+    );
+  }
+  return found.workspace;
+}

@@ -1,0 +1,114 @@
+import { ServiceError, validationError } from '../errors.ts';
+import type { Kernel } from '../kernel.ts';
+import type { Column, Project, Workspace } from '../model.ts';
+import { emptyTemplate } from '../plugins/form-template.ts';
+import type { AnyBuilder } from '../plugins/plugin-types.ts';
+import { rowValues } from '../rows/row-view.ts';
+import { schemaErrors } from '../schema/validate.ts';
+
+export const BUILDER_RUN_JOB = 'builder.run';
+
+/** A catalog item of GET /project-builders. */
+export function builderCatalogItem(b: AnyBuilder) {
+  return {
+    builder_id: b.id,
+    name: b.name,
+    description: b.description,
+    category: b.category,
+    cost: b.cost,
+    form_data: emptyTemplate(b.input) as Record<string, unknown>,
+    schema: b.input,
+  };
+}
+
+function columnView(c: Column) {
+  return {
+    col_id: c.id,
+    name: c.name,
+    required: c.type === 'input',
+    type: c.type,
+    ...(c.type === 'tool' ? { tool_id: c.toolId, config: c.config } : {}),
+  };
+}
+
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
+export function projectSummary(p: Project, companyCount: number) {
+  return {
+    id: p.id,
+    name: p.name,
+    creator_id: p.creatorId,
+    company_count: companyCount,
+    createdAt: iso(p.createdAt),
+    updatedAt: iso(p.updatedAt),
+  };
+}
+
+/**
+ * POST /projects: checks the builder and its form, creates the project with its input columns,
+ * and queues the run. Answers before the builder has produced anything.
+ */
+export async function createProjectFromBuilder(
+  kernel: Kernel,
+  workspace: Workspace,
+  input: { builder_id: string; form_data: Record<string, unknown>; name?: string },
+): Promise<{ project_id: string }> {
+  const builder = kernel.plugins.builder(input.builder_id);
+  if (!builder) {
+    const known = kernel.plugins.listBuilders().map((b) => b.id).join(', ');
+    throw validationError(`Unknown builder_id "${input.builder_id}"; use one of: ${known} (GET /project-builders lists them)`, [
+      { path: 'builder_id', message: 'is not a registered builder' },
+    ]);
+  }
+  const errors = schemaErrors(builder.input, input.form_data, 'form_data');
+  if (errors.length) {
+    throw validationError(
+      `form_data does not fit builder "${builder.id}": ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+      errors,
+    );
+  }
+  const columns = builder.columns(input.form_data); // may refuse the form (e.g. a CSV without header)
+  const project = await kernel.storage.projects.create({
+    workspaceId: workspace.id,
+    creatorId: workspace.id,
+    name: (input.name?.trim() || builder.projectName(input.form_data)).slice(0, 255),
+    builderId: builder.id,
+    formData: input.form_data,
+    columns: columns.map((name) => ({ name, type: 'input' as const })),
+  });
+  try {
+    await kernel.queue.enqueue(BUILDER_RUN_JOB, { project_pk: project.pk });
+  } catch (e) {
+    await kernel.storage.projects.setBuilderState(project.pk, {
+      builderStatus: 'failed',
+      builderError: 'the run could not be queued',
+      builderProgress: null,
+    });
+    throw new ServiceError('internal_error', `The project was created but its build could not be started: ${(e as Error).message}`);
+  }
+  return { project_id: project.id };
+}
+
+export async function projectDetails(kernel: Kernel, project: Project) {
+  const { projects, rows } = kernel.storage;
+  const [columns, first, counts] = await Promise.all([
+    projects.columns(project.pk),
+    rows.first(project.pk),
+    rows.counts([project.pk]),
+  ]);
+  return {
+    id: project.id,
+    name: project.name,
+    builder_id: project.builderId,
+    columns: columns.map(columnView),
+    first_company_data: rowValues(columns, first),
+    row_count: counts.get(project.pk) ?? 0,
+    builder_status: {
+      type: project.builderStatus,
+      error_message: project.builderError,
+      ...(project.builderProgress ? { progress: project.builderProgress } : {}),
+    },
+    createdAt: iso(project.createdAt),
+    updatedAt: iso(project.updatedAt),
+  };
+}

@@ -1,0 +1,77 @@
+import { ServiceError } from '../errors.ts';
+import type { Kernel } from '../kernel.ts';
+import type { Cell, Column, Project } from '../model.ts';
+import { parseFilterGroups, parseSortRules } from '../rows/filter-parse.ts';
+import { rowView } from '../rows/row-view.ts';
+
+/**
+ * Turns `{column name: value}` into stored cells. Every input column must be present; a key that
+ * names no column, or names a tool column, is refused (403 with detail.message, as the spec asks).
+ */
+export function cellsFromCompany(columns: Column[], company: Record<string, unknown>): Record<number, Cell> {
+  const byName = new Map(columns.map((c) => [c.name, c]));
+  const unknown = Object.keys(company).filter((k) => !byName.has(k));
+  const tool = Object.keys(company).filter((k) => byName.get(k)?.type === 'tool');
+  const missing = columns.filter((c) => c.type === 'input' && !(c.name in company)).map((c) => c.name);
+  if (missing.length) {
+    throw new ServiceError(
+      'validation_error',
+      { message: `Missing required columns: ${missing.join(', ')}. Send a value (or null) for every input column.`, missing_columns: missing },
+      { status: 403 },
+    );
+  }
+  if (unknown.length || tool.length) {
+    const parts = [];
+    if (unknown.length) parts.push(`no column is named ${unknown.map((k) => `"${k}"`).join(', ')}`);
+    if (tool.length) parts.push(`${tool.map((k) => `"${k}"`).join(', ')} ${tool.length > 1 ? 'are tool columns' : 'is a tool column'}, filled by the service`);
+    throw new ServiceError('validation_error', { message: `Invalid payload: ${parts.join('; ')}. Remove ${unknown.length + tool.length > 1 ? 'those keys' : 'that key'}.` }, { status: 403 });
+  }
+  const cells: Record<number, Cell> = {};
+  for (const c of columns) {
+    cells[c.no] = c.type === 'input' ? { v: company[c.name] ?? null } : { v: null, s: 'pending' };
+  }
+  return cells;
+}
+
+export async function addRow(kernel: Kernel, project: Project, company: Record<string, unknown>) {
+  const columns = await kernel.storage.projects.columns(project.pk);
+  const cells = cellsFromCompany(columns, company);
+  const [seq] = await kernel.storage.rows.insert(project.pk, columns, [cells]);
+  return { row_id: String(seq), message: 'Row created', error_detail: null };
+}
+
+export async function listRows(
+  kernel: Kernel,
+  project: Project,
+  q: { page: number; page_size: number; filter_groups?: string; sort_rules?: string },
+) {
+  const columns = await kernel.storage.projects.columns(project.pk);
+  const filter = parseFilterGroups(q.filter_groups, columns);
+  const sort = parseSortRules(q.sort_rules, columns);
+  const { rows, total } = await kernel.storage.rows.page({
+    projectPk: project.pk,
+    filter,
+    sort,
+    limit: q.page_size,
+    offset: (q.page - 1) * q.page_size,
+  });
+  return {
+    rows: rows.map((r) => rowView(project.id, columns, r)),
+    page: q.page,
+    page_size: q.page_size,
+    total_rows: total,
+    total_pages: Math.ceil(total / q.page_size),
+  };
+}
+
+/** Row ids are decimal sequence numbers; anything else cannot name a row (404, never 422). */
+export async function getRow(kernel: Kernel, project: Project, rowId: string) {
+  const notFound = new ServiceError('not_found', `Row ${rowId} not found in this project`);
+  if (!/^[1-9]\d{0,15}$/.test(rowId)) throw notFound;
+  const [row, columns] = await Promise.all([
+    kernel.storage.rows.get(project.pk, Number(rowId)),
+    kernel.storage.projects.columns(project.pk),
+  ]);
+  if (!row) throw notFound;
+  return rowView(project.id, columns, row);
+}

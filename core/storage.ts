@@ -1,0 +1,87 @@
+import type { FilterNode, SortSpec } from './rows/filter-parse.ts';
+import type { Cell, Column, Project, StoredRow, Workspace } from './model.ts';
+
+/** The storage doors the kernel needs (DESIGN.md §1 adapters). `adapters/storage/` implements them. */
+
+export interface ApiKeyRecord {
+  id: string;
+  workspaceId: string;
+  prefix: string;
+  keyHash: string;
+  revokedAt: number | null;
+}
+
+export interface WorkspaceRepo {
+  create(input: { name: string; plan: string }): Promise<Workspace>;
+  get(id: string): Promise<Workspace | undefined>;
+  setPlan(id: string, plan: string): Promise<boolean>;
+  addKey(input: { workspaceId: string; prefix: string; keyHash: string }): Promise<ApiKeyRecord>;
+  /** The key with this hash (revoked or not), and its workspace. */
+  findKey(keyHash: string): Promise<{ key: ApiKeyRecord; workspace: Workspace } | undefined>;
+  revokeKey(prefix: string): Promise<boolean>;
+  grantCredits(workspaceId: string, amount: number, note: string | null): Promise<number>;
+  balance(workspaceId: string): Promise<number>;
+}
+
+export interface NewColumn {
+  name: string;
+  type: 'input' | 'tool';
+  toolId?: string | null;
+  config?: unknown;
+  autoRun?: boolean;
+  runCondition?: string | null;
+}
+
+export interface ProjectListQuery {
+  workspaceId: string;
+  limit: number;
+  offset: number;
+  nameSearch?: string;
+}
+
+export interface ProjectRepo {
+  create(input: {
+    workspaceId: string;
+    creatorId: string;
+    name: string;
+    builderId: string | null;
+    formData: unknown;
+    columns: NewColumn[];
+  }): Promise<Project>;
+  /** A live project of this workspace; another workspace's project is `undefined`, like a missing one. */
+  get(workspaceId: string, id: string): Promise<Project | undefined>;
+  getByPk(pk: number): Promise<Project | undefined>;
+  list(q: ProjectListQuery): Promise<{ projects: Project[]; total: number }>;
+  columns(projectPk: number): Promise<Column[]>;
+  setBuilderState(
+    pk: number,
+    state: Pick<Project, 'builderStatus' | 'builderError' | 'builderProgress'>,
+  ): Promise<void>;
+}
+
+export interface RowPageQuery {
+  projectPk: number;
+  filter: FilterNode | null;
+  sort: SortSpec[];
+  limit: number;
+  offset: number;
+}
+
+export interface RowRepo {
+  /** Inserts rows atomically (all or none); returns their sequence numbers, in order. */
+  insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[]): Promise<number[]>;
+  page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }>;
+  get(projectPk: number, seq: number): Promise<StoredRow | undefined>;
+  first(projectPk: number): Promise<StoredRow | undefined>;
+  /** Live row counts of several projects. */
+  counts(projectPks: number[]): Promise<Map<number, number>>;
+}
+
+export interface Storage {
+  workspaces: WorkspaceRepo;
+  projects: ProjectRepo;
+  rows: RowRepo;
+  /** Liveness of the database, for health checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,100 @@
+import { Type } from '@sinclair/typebox';
+import { defineBuilder } from '../../../core/plugins/plugin-types.ts';
+import { providerJson, requireEnv } from '../../../core/plugins/provider-http.ts';
+import { SANDBOX_CITIES, SANDBOX_INDUSTRIES, pages, pick, seededRandom, slugify } from '../../../core/plugins/sandbox-data.ts';
+
+const COLUMNS = ['Name', 'Address', 'Phone', 'Website', 'Rating', 'Reviews', 'Category', 'Google Maps URL'];
+const MAX_RESULTS = 500;
+
+interface Place {
+  displayName?: { text?: string };
+  formattedAddress?: string;
+  internationalPhoneNumber?: string;
+  websiteUri?: string;
+  rating?: number;
+  userRatingCount?: number;
+  primaryTypeDisplayName?: { text?: string };
+  googleMapsUri?: string;
+}
+
+export default defineBuilder({
+  kind: 'builder',
+  id: 'google_maps_search',
+  version: '1.0.0',
+  name: 'Google Maps search',
+  description:
+    'Finds businesses with a Google Maps text search (for example "dentists in Lyon") and creates one row per place with name, address, phone, website, rating and category. Live mode needs GOOGLE_MAPS_API_KEY. Costs 1 credit per row.',
+  category: 'companies',
+  tags: ['local', 'companies', 'google'],
+  legacyIds: ['google_map_builder'],
+  input: Type.Object(
+    {
+      query: Type.String({ minLength: 1, description: 'What and where, as typed in Google Maps.' }),
+      max_results: Type.Integer({ minimum: 1, maximum: MAX_RESULTS, description: 'Rows to create, 1 to 500.' }),
+    },
+    { additionalProperties: false },
+  ),
+  provider: { requiredEnv: ['GOOGLE_MAPS_API_KEY'], optionalEnv: ['GOOGLE_MAPS_BASE_URL'] },
+  cost: { credits: 1, per: 'row' },
+  maxRows: MAX_RESULTS,
+  columns: () => COLUMNS,
+  projectName: (form) => `Google Maps: ${form.query}`.slice(0, 200),
+  target: (form) => form.max_results,
+  async *run(form, ctx) {
+    if (ctx.providerMode === 'sandbox') {
+      const rand = seededRandom(`maps:${form.query}`);
+      for (const [start, end] of pages(form.max_results, 20)) {
+        const page = [];
+        for (let i = start; i < end; i++) {
+          const category = pick(rand, SANDBOX_INDUSTRIES);
+          const name = `${form.query.split(/\s+/)[0] ?? 'Place'} ${category} ${i + 1}`;
+          const slug = slugify(name);
+          page.push({
+            Name: name,
+            Address: `${1 + Math.floor(rand() * 200)} Example Street, ${pick(rand, SANDBOX_CITIES)}`,
+            Phone: `+1 555 01${String(i % 100).padStart(2, '0')}`,
+            Website: `https://${slug}.example.com`,
+            Rating: Math.round((3 + rand() * 2) * 10) / 10,
+            Reviews: Math.floor(rand() * 900),
+            Category: category,
+            'Google Maps URL': `https://maps.example.com/place/${slug}`,
+          });
+        }
+        yield page;
+      }
+      return;
+    }
+    const key = requireEnv(ctx, 'GOOGLE_MAPS_API_KEY');
+    const base = ctx.env('GOOGLE_MAPS_BASE_URL') ?? 'https://places.googleapis.com';
+    let pageToken: string | undefined;
+    let produced = 0;
+    do {
+      const body: Record<string, unknown> = { textQuery: form.query, pageSize: Math.min(20, form.max_results - produced) };
+      if (pageToken) body.pageToken = pageToken;
+      const data = (await providerJson(ctx, `${base}/v1/places:searchText`, {
+        method: 'POST',
+        headers: {
+          'X-Goog-Api-Key': key,
+          'X-Goog-FieldMask':
+            'places.displayName,places.formattedAddress,places.internationalPhoneNumber,places.websiteUri,places.rating,places.userRatingCount,places.primaryTypeDisplayName,places.googleMapsUri,nextPageToken',
+        },
+        body,
+      })) as { places?: Place[]; nextPageToken?: string };
+      const places = (data.places ?? []).slice(0, form.max_results - produced);
+      produced += places.length;
+      if (places.length) {
+        yield places.map((p) => ({
+          Name: p.displayName?.text ?? null,
+          Address: p.formattedAddress ?? null,
+          Phone: p.internationalPhoneNumber ?? null,
+          Website: p.websiteUri ?? null,
+          Rating: p.rating ?? null,
+          Reviews: p.userRatingCount ?? null,
+          Category: p.primaryTypeDisplayName?.text ?? null,
+          'Google Maps URL': p.googleMapsUri ?? null,
+        }));
+      }
+      pageToken = places.length ? data.nextPageToken : undefined;
+    } while (pageToken && produced < form.max_results);
+  },
+});

@@ -1,0 +1,49 @@
+import { Type } from '@sinclair/typebox';
+import { defineBuilder } from '../../../core/plugins/plugin-types.ts';
+
+const MAX_ROWS = 10_000;
+const DOMAIN_LIKE = /^(https?:\/\/)?(www\.)?(([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63})(?::\d+)?(\/\S*)?$/i;
+
+function lines(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+}
+
+/** A line that looks like a domain or URL fills `Domain` (bare host, no www.), anything else `Name`. */
+export function parseLine(line: string): { Name: string | null; Domain: string | null } {
+  const m = DOMAIN_LIKE.exec(line);
+  if (m && m[3]) return { Name: null, Domain: m[3].toLowerCase() };
+  return { Name: line, Domain: null };
+}
+
+export default defineBuilder({
+  kind: 'builder',
+  id: 'manual_list_builder',
+  version: '1.0.0',
+  name: 'Manual list',
+  description:
+    'Creates one row per line of pasted text. A line that looks like a domain or URL fills the Domain column, any other line the Name column. Needs no provider and no credentials.',
+  category: 'import',
+  tags: ['import', 'companies'],
+  legacyIds: ['manual_list'],
+  input: Type.Object(
+    {
+      companies: Type.String({
+        minLength: 1,
+        description: 'Company names or domains, one per line (at most 10,000 lines).',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  cost: { credits: 0, per: 'row' },
+  maxRows: MAX_ROWS,
+  columns: () => ['Name', 'Domain'],
+  projectName: (form) => `Manual list (${Math.min(lines(form.companies).length, MAX_ROWS)} companies)`,
+  target: (form) => Math.min(lines(form.companies).length, MAX_ROWS),
+  async *run(form) {
+    const all = lines(form.companies).slice(0, MAX_ROWS);
+    for (let i = 0; i < all.length; i += 500) yield all.slice(i, i + 500).map(parseLine);
+  },
+});
