@@ -11,7 +11,7 @@ export function initialSchema(dialect: SqlDialectName): Migration {
   // InnoDB, utf8mb4 everywhere; text keys compare byte-wise (they are stored lower-cased).
   const tableOpts = mysql ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci` : sql``;
   const bin = mysql ? sql`CHARACTER SET utf8mb4 COLLATE utf8mb4_bin` : sql``;
-  const bigText = mysql ? 'longtext' : 'text';
+  const bigText = mysql ? sql`longtext` : sql`text`;
 
   return {
     async up(db: Kysely<any>) {
@@ -67,7 +67,7 @@ export function initialSchema(dialect: SqlDialectName): Migration {
         .addColumn('name', 'varchar(255)', (c) => c.notNull())
         .addColumn('name_lower', sql`varchar(255) ${bin}`, (c) => c.notNull())
         .addColumn('builder_id', 'varchar(64)')
-        .addColumn('form_data', bigText as 'text')
+        .addColumn('form_data', bigText)
         .addColumn('builder_status', 'varchar(16)', (c) => c.notNull())
         .addColumn('builder_error', 'text')
         .addColumn('builder_progress', 'text')

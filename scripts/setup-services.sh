@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the two servers the test suites start themselves (MariaDB, Redis) from Debian packages,
+# when they are missing. No service manager is used: tests run them as plain processes on loopback.
+set -euo pipefail
+
+need=()
+command -v mariadbd >/dev/null 2>&1 || need+=(mariadb-server)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+if [ ${#need[@]} -eq 0 ]; then
+  echo "setup-services: mariadbd and redis-server already installed"
+  exit 0
+fi
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "setup-services: installing ${need[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# Package scripts may try to start the services; forbid that, tests start their own.
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+  $SUDO chmod +x /usr/sbin/policy-rc.d
+  trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+fi
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+command -v mariadbd >/dev/null && command -v redis-server >/dev/null
+echo "setup-services: done"

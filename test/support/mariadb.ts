@@ -1,0 +1,96 @@
+import { type Subprocess, spawn } from 'bun';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createConnection } from 'mysql2/promise';
+
+/**
+ * A throwaway MariaDB server for tests and benchmarks: its own data dir under /tmp, loopback
+ * only, a free port, root without password. Needs the Debian `mariadb-server` package
+ * (scripts/setup-services.sh installs it).
+ */
+export interface MariaDbServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+function freePort(): number {
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() });
+  const port = server.port as number;
+  server.stop(true);
+  return port;
+}
+
+async function waitForConnect(port: number, proc: Subprocess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`mariadbd exited with code ${proc.exitCode}`);
+    try {
+      const c = await createConnection({ host: '127.0.0.1', port, user: 'root' });
+      await c.end();
+      return;
+    } catch (e) {
+      last = e;
+      await Bun.sleep(100);
+    }
+  }
+  throw new Error(`mariadbd did not accept connections within ${timeoutMs} ms: ${String(last)}`);
+}
+
+export async function startMariaDb(options: { flushEachCommit?: boolean; bufferPoolMb?: number } = {}): Promise<MariaDbServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'wfs-mariadb-'));
+  const datadir = join(dir, 'data');
+  const install = Bun.spawnSync(
+    ['mariadb-install-db', '--no-defaults', `--datadir=${datadir}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'],
+    { stdout: 'pipe', stderr: 'pipe' },
+  );
+  if (install.exitCode !== 0) {
+    throw new Error(`mariadb-install-db failed (is mariadb-server installed? run scripts/setup-services.sh): ${install.stderr.toString().slice(-500)}`);
+  }
+  const port = freePort();
+  const proc = spawn(
+    [
+      'mariadbd',
+      '--no-defaults',
+      `--datadir=${datadir}`,
+      `--socket=${join(dir, 'mysqld.sock')}`,
+      `--pid-file=${join(dir, 'mysqld.pid')}`,
+      `--port=${port}`,
+      '--bind-address=127.0.0.1',
+      '--user=root',
+      '--skip-log-bin',
+      `--innodb-buffer-pool-size=${options.bufferPoolMb ?? 512}M`,
+      '--innodb-log-file-size=256M',
+      `--innodb-flush-log-at-trx-commit=${options.flushEachCommit ? 1 : 2}`,
+      '--max-connections=500',
+      '--character-set-server=utf8mb4',
+      '--collation-server=utf8mb4_unicode_ci',
+    ],
+    { stdout: 'ignore', stderr: 'pipe' },
+  );
+  try {
+    await waitForConnect(port, proc, 30_000);
+  } catch (e) {
+    proc.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+  return {
+    url: `mysql://root@127.0.0.1:${port}`,
+    async stop() {
+      proc.kill('SIGTERM');
+      await Promise.race([proc.exited, Bun.sleep(10_000)]);
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Creates an empty database on the server and returns its URL. */
+export async function createDatabase(serverUrl: string, name: string): Promise<string> {
+  const c = await createConnection(serverUrl);
+  await c.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await c.end();
+  return `${serverUrl}/${name}`;
+}
