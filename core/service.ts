@@ -49,7 +49,9 @@ export async function startService(config: Config, options: { rest?: boolean } =
   let restUrl: string | undefined;
   let server: { stop(): Promise<void> | void } | undefined;
   if (options.rest !== false) {
-    const app = restApp(kernel, operations).listen({ hostname: config.host, port: config.port, maxRequestBodySize: config.maxBodyBytes + 1024 });
+    // Bun's own cap sits above ours so that the handler can answer a readable 413 first.
+    const maxRequestBodySize = config.maxBodyBytes * 2 + 65_536;
+    const app = restApp(kernel, operations).listen({ hostname: config.host, port: config.port, maxRequestBodySize });
     const port = app.server?.port;
     restUrl = `http://${config.host}:${port}${config.basePath}`;
     server = { stop: async () => void (await app.stop()) };

@@ -53,6 +53,8 @@ export interface ProjectRepo {
   getByPk(pk: number): Promise<Project | undefined>;
   list(q: ProjectListQuery): Promise<{ projects: Project[]; total: number }>;
   columns(projectPk: number): Promise<Column[]>;
+  /** Soft-deletes a project (it answers 404 from then on; rows are purged later). */
+  softDelete(pk: number): Promise<void>;
   setBuilderState(
     pk: number,
     state: Pick<Project, 'builderStatus' | 'builderError' | 'builderProgress'>,

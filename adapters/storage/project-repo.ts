@@ -141,6 +141,10 @@ export class SqlProjectRepo implements ProjectRepo {
     return rows.map(toColumn);
   }
 
+  async softDelete(pk: number): Promise<void> {
+    await this.db.updateTable('projects').set({ deleted_at: Date.now() }).where('pk', '=', pk).execute();
+  }
+
   async setBuilderState(pk: number, state: Pick<Project, 'builderStatus' | 'builderError' | 'builderProgress'>): Promise<void> {
     await this.db
       .updateTable('projects')

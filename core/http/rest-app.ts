@@ -13,8 +13,12 @@ import { openapiOperation } from './openapi.ts';
 const SWAGGER_ASSETS = resolve(import.meta.dir, '../../node_modules/swagger-ui-dist');
 
 /** Reads and parses a JSON body; malformed JSON is the operation's validation failure. */
-async function readJson(request: Request, op: AnyOperation): Promise<() => unknown> {
+async function readJson(request: Request, op: AnyOperation, maxBytes: number): Promise<() => unknown> {
   const text = await request.text();
+  // A chunked body has no Content-Length to check up front.
+  if (Buffer.byteLength(text) > maxBytes) {
+    throw new ServiceError('payload_too_large', `The body is larger than ${maxBytes} bytes (MAX_BODY_BYTES)`);
+  }
   return () => {
     if (text.trim() === '') {
       throw new ServiceError('validation_error', { message: 'The request body is empty; send a JSON object' }, { status: op.invalidStatus ?? 422 });
@@ -75,7 +79,7 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
           }
           const workspace = await authenticate(kernel.storage.workspaces, request.headers.get('service-api-key'));
           const url = new URL(request.url);
-          const body = op.body ? await readJson(request, op) : () => undefined;
+          const body = op.body ? await readJson(request, op, maxBodyBytes) : () => undefined;
           const result = await runOperation(kernel, op, {
             workspace,
             params: params as Record<string, string>,

@@ -2,7 +2,7 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { ServiceError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Project, Workspace } from '../model.ts';
-import { coerce, schemaErrors } from '../schema/validate.ts';
+import { queryValue, schemaErrors } from '../schema/validate.ts';
 import type { AnyOperation } from './operation.ts';
 
 /** Raw input of one call, as it arrives at a door (REST today, MCP later). */
@@ -30,12 +30,12 @@ function checked<S extends TSchema>(op: AnyOperation, what: string, schema: S, v
 
 /** Query values arrive as text; defaults fill gaps, then the schema converts and checks them. */
 function queryInput(op: AnyOperation, schema: TObject, raw: Record<string, string>) {
-  const withDefaults: Record<string, unknown> = {};
-  for (const [key, prop] of Object.entries(schema.properties)) {
-    if (raw[key] !== undefined) withDefaults[key] = raw[key];
-    else if ((prop as TSchema).default !== undefined) withDefaults[key] = (prop as TSchema).default;
+  const input: Record<string, unknown> = {};
+  for (const [key, prop] of Object.entries(schema.properties) as [string, TSchema][]) {
+    if (raw[key] !== undefined) input[key] = queryValue(prop, raw[key]);
+    else if (prop.default !== undefined) input[key] = prop.default;
   }
-  return checked(op, 'query parameters', schema, coerce(schema, withDefaults), '');
+  return checked(op, 'query parameters', schema, input, '');
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { Value } from '@sinclair/typebox/value';
 import type { FieldError } from '../errors.ts';
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
@@ -42,7 +41,20 @@ export function schemaErrors(schema: TSchema, value: unknown, root = ''): FieldE
   return out;
 }
 
-/** Query strings arrive as text: turn "5" into 5 and "true" into true where the schema asks. */
-export function coerce<T>(schema: TSchema, value: unknown): T {
-  return Value.Convert(schema, value) as T;
+/**
+ * Query strings arrive as text: "5" becomes 5 and "true" becomes true where the schema asks.
+ * Stricter than Value.Convert, which would read "1.5" or "1e2" as the integer 1.
+ */
+export function queryValue(schema: TSchema, raw: string): unknown {
+  const t = raw.trim();
+  switch (schema.type) {
+    case 'integer':
+      return /^[+-]?\d{1,15}$/.test(t) ? Number(t) : raw;
+    case 'number':
+      return t !== '' && Number.isFinite(Number(t)) ? Number(t) : raw;
+    case 'boolean':
+      return t === 'true' ? true : t === 'false' ? false : raw;
+    default:
+      return raw;
+  }
 }

@@ -79,11 +79,8 @@ export async function createProjectFromBuilder(
   try {
     await kernel.queue.enqueue(BUILDER_RUN_JOB, { project_pk: project.pk });
   } catch (e) {
-    await kernel.storage.projects.setBuilderState(project.pk, {
-      builderStatus: 'failed',
-      builderError: 'the run could not be queued',
-      builderProgress: null,
-    });
+    // Nothing half-written: a project whose build cannot start is withdrawn.
+    await kernel.storage.projects.softDelete(project.pk);
     throw new ServiceError('internal_error', `The project was created but its build could not be started: ${(e as Error).message}`);
   }
   return { project_id: project.id };
