@@ -21,7 +21,14 @@ export interface Column {
   config: unknown;
   autoRun: boolean;
   runCondition: string | null;
+  /** Ordered steps that produce the same field; the first valid result wins. */
+  waterfall: WaterfallStep[] | null;
   position: number;
+}
+
+export interface WaterfallStep {
+  tool_id: string;
+  config: Record<string, unknown>;
 }
 
 export interface Project {
@@ -36,6 +43,8 @@ export interface Project {
   builderStatus: BuilderState;
   builderError: string | null;
   builderProgress: { rows_created: number; target: number } | null;
+  /** The project's saved filter_groups (same schema as the rows endpoint). */
+  savedFilters: unknown[];
   createdAt: number;
   updatedAt: number;
 }

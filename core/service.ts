@@ -3,12 +3,14 @@ import { openStorage } from '../adapters/storage/sql-storage.ts';
 import type { Config } from './config.ts';
 import { restApp } from './http/rest-app.ts';
 import { runBuilderJob } from './jobs/run-builder.ts';
+import { runEnrichmentJob } from './jobs/run-enrichment.ts';
 import type { Kernel } from './kernel.ts';
 import { log, redactUrl } from './log.ts';
 import { operations } from './operations/index.ts';
 import { loadPlugins } from './plugins/registry.ts';
 import { issueApiKey, hashApiKey } from './services/api-keys.ts';
 import { BUILDER_RUN_JOB } from './services/projects.ts';
+import { ENRICH_JOB } from './services/row-insert.ts';
 
 export interface RunningService {
   kernel: Kernel;
@@ -38,7 +40,13 @@ export async function bootstrap(kernel: Kernel): Promise<void> {
 }
 
 export function startWorkers(kernel: Kernel): void {
-  kernel.queue.consume({ [BUILDER_RUN_JOB]: (job) => runBuilderJob(kernel, job) }, { concurrency: kernel.config.workerConcurrency });
+  kernel.queue.consume(
+    {
+      [BUILDER_RUN_JOB]: (job) => runBuilderJob(kernel, job),
+      [ENRICH_JOB]: (job) => runEnrichmentJob(kernel, job),
+    },
+    { concurrency: kernel.config.workerConcurrency },
+  );
 }
 
 /** Starts the service as `bun run start` does: REST listener plus in-process workers. */

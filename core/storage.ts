@@ -1,5 +1,5 @@
 import type { FilterNode, SortSpec } from './rows/filter-parse.ts';
-import type { Cell, Column, Project, StoredRow, Workspace } from './model.ts';
+import type { Cell, CellStatus, Column, Project, StoredRow, WaterfallStep, Workspace } from './model.ts';
 
 /** The storage doors the kernel needs (DESIGN.md §1 adapters). `adapters/storage/` implements them. */
 
@@ -30,6 +30,7 @@ export interface NewColumn {
   config?: unknown;
   autoRun?: boolean;
   runCondition?: string | null;
+  waterfall?: WaterfallStep[] | null;
 }
 
 export interface ProjectListQuery {
@@ -53,6 +54,9 @@ export interface ProjectRepo {
   getByPk(pk: number): Promise<Project | undefined>;
   list(q: ProjectListQuery): Promise<{ projects: Project[]; total: number }>;
   columns(projectPk: number): Promise<Column[]>;
+  /** Adds a column (422 when the name is taken); existing rows get its empty cell. */
+  addColumn(projectPk: number, column: NewColumn): Promise<Column>;
+  setSavedFilters(pk: number, filterGroups: unknown[]): Promise<void>;
   /** Soft-deletes a project (it answers 404 from then on; rows are purged later). */
   softDelete(pk: number): Promise<void>;
   setBuilderState(
@@ -63,6 +67,8 @@ export interface ProjectRepo {
 
 export interface RowPageQuery {
   projectPk: number;
+  /** Tool columns: their cell status lives with the cell keys and is read from there. */
+  toolCols?: number[];
   filter: FilterNode | null;
   sort: SortSpec[];
   limit: number;
@@ -73,10 +79,18 @@ export interface RowRepo {
   /** Inserts rows atomically (all or none); returns their sequence numbers, in order. */
   insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[]): Promise<number[]>;
   page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }>;
-  get(projectPk: number, seq: number): Promise<StoredRow | undefined>;
-  first(projectPk: number): Promise<StoredRow | undefined>;
+  get(projectPk: number, seq: number, toolCols?: number[]): Promise<StoredRow | undefined>;
+  first(projectPk: number, toolCols?: number[]): Promise<StoredRow | undefined>;
   /** Live row counts of several projects. */
   counts(projectPks: number[]): Promise<Map<number, number>>;
+  /** Soft-deletes rows of the project; returns how many were live. */
+  softDelete(projectPk: number, seqs: number[]): Promise<number>;
+  /** Rows of one column whose cell status is one of `from`, moved to `to`; returns their seqs. */
+  moveStatus(projectPk: number, colNo: number, from: CellStatus[], to: CellStatus, seqs?: number[]): Promise<number[]>;
+  /** Writes tool results (value, status, error) of one column, atomically for the batch. */
+  writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[]): Promise<void>;
+  /** Several rows by seq (live only), in the order asked. */
+  getMany(projectPk: number, seqs: number[], toolCols?: number[]): Promise<StoredRow[]>;
 }
 
 export interface Storage {

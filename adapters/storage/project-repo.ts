@@ -1,6 +1,7 @@
 import { type Selectable, sql } from 'kysely';
+import { ServiceError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import type { BuilderState, Column, Project } from '../../core/model.ts';
+import type { BuilderState, Column, Project, WaterfallStep } from '../../core/model.ts';
 import type { NewColumn, ProjectListQuery, ProjectRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 import { likeEscape } from './row-filter-sql.ts';
@@ -20,6 +21,7 @@ function toProject(r: Selectable<ProjectTable>): Project {
     builderStatus: r.builder_status as BuilderState,
     builderError: r.builder_error,
     builderProgress: json(r.builder_progress) as Project['builderProgress'],
+    savedFilters: (json(r.saved_filters) as unknown[] | null) ?? [],
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -35,7 +37,26 @@ function toColumn(r: ColumnTable): Column {
     config: json(r.config),
     autoRun: Boolean(r.auto_run),
     runCondition: r.run_condition,
+    waterfall: json(r.waterfall) as WaterfallStep[] | null,
     position: Number(r.position),
+  };
+}
+
+function columnRecord(projectPk: number, colNo: number, c: NewColumn, position: number, now: number): ColumnTable {
+  return {
+    project_pk: projectPk,
+    col_no: colNo,
+    id: newId(),
+    name: c.name,
+    type: c.type,
+    tool_id: c.toolId ?? null,
+    config: c.config === undefined ? null : JSON.stringify(c.config),
+    auto_run: c.autoRun ? 1 : 0,
+    run_condition: c.runCondition ?? null,
+    waterfall: c.waterfall ? JSON.stringify(c.waterfall) : null,
+    position,
+    created_at: now,
+    deleted_at: null,
   };
 }
 
@@ -67,6 +88,7 @@ export class SqlProjectRepo implements ProjectRepo {
       builder_error: null,
       builder_progress: null,
       next_col_no: input.columns.length + 1,
+      saved_filters: null,
       created_at: now,
       updated_at: now,
       deleted_at: null,
@@ -78,22 +100,7 @@ export class SqlProjectRepo implements ProjectRepo {
       if (input.columns.length) {
         await trx
           .insertInto('project_columns')
-          .values(
-            input.columns.map((c, i) => ({
-              project_pk: pk,
-              col_no: i + 1,
-              id: newId(),
-              name: c.name,
-              type: c.type,
-              tool_id: c.toolId ?? null,
-              config: c.config === undefined ? null : JSON.stringify(c.config),
-              auto_run: c.autoRun ? 1 : 0,
-              run_condition: c.runCondition ?? null,
-              position: i + 1,
-              created_at: now,
-              deleted_at: null,
-            })),
-          )
+          .values(input.columns.map((c, i) => columnRecord(pk, i + 1, c, i + 1, now)))
           .execute();
       }
       return toProject({ ...values, pk });
@@ -117,11 +124,10 @@ export class SqlProjectRepo implements ProjectRepo {
   }
 
   async list(q: ProjectListQuery): Promise<{ projects: Project[]; total: number }> {
-    let base = this.db
-      .selectFrom('projects')
-      .where('workspace_id', '=', q.workspaceId)
-      .where('deleted_at', 'is', null);
-    if (q.nameSearch) base = base.where(sqlLike('name_lower', q.nameSearch.toLowerCase()));
+    let base = this.db.selectFrom('projects').where('workspace_id', '=', q.workspaceId).where('deleted_at', 'is', null);
+    if (q.nameSearch) {
+      base = base.where(sql<boolean>`name_lower LIKE ${`%${likeEscape(q.nameSearch.toLowerCase())}%`} ESCAPE '!'`);
+    }
     const [rows, count] = await Promise.all([
       base.selectAll().orderBy('updated_at', 'desc').orderBy('pk', 'desc').limit(q.limit).offset(q.offset).execute(),
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
@@ -141,6 +147,43 @@ export class SqlProjectRepo implements ProjectRepo {
     return rows.map(toColumn);
   }
 
+  /**
+   * Adds a column at the end. Every live row gets its (empty, `pending` for tools) cell key in the
+   * same transaction, so filters on the new column see every row.
+   */
+  async addColumn(projectPk: number, column: NewColumn): Promise<Column> {
+    const mysql = this.database.dialect === 'mysql';
+    return this.db.transaction().execute(async (trx) => {
+      // Lock the project record: column numbers and names are decided one writer at a time.
+      const lock = trx.selectFrom('projects').select(['next_col_no']).where('pk', '=', projectPk);
+      const project = await (mysql ? lock.forUpdate() : lock).executeTakeFirstOrThrow();
+      const taken = await trx
+        .selectFrom('project_columns')
+        .select(['name', 'position'])
+        .where('project_pk', '=', projectPk)
+        .where('deleted_at', 'is', null)
+        .execute();
+      if (taken.some((c) => c.name === column.name)) {
+        throw new ServiceError('validation_error', { message: `A column named "${column.name}" already exists; choose another name`, errors: [{ path: 'name', message: 'is already used' }] });
+      }
+      const colNo = Number(project.next_col_no);
+      const position = taken.reduce((m, c) => Math.max(m, Number(c.position)), 0) + 1;
+      const now = Date.now();
+      const record = columnRecord(projectPk, colNo, column, position, now);
+      await trx.insertInto('project_columns').values(record).execute();
+      await trx.updateTable('projects').set({ next_col_no: colNo + 1, updated_at: now }).where('pk', '=', projectPk).execute();
+      const status = column.type === 'tool' ? 'pending' : 'default';
+      await sql`INSERT INTO cell_keys (project_pk, col_no, seq, status, is_empty, num_missing, num_key, text_key, text_full)
+        SELECT project_pk, ${colNo}, seq, ${status}, 1, 1, NULL, '', NULL FROM project_rows
+        WHERE project_pk = ${projectPk} AND deleted_at IS NULL`.execute(trx);
+      return toColumn(record);
+    });
+  }
+
+  async setSavedFilters(pk: number, filterGroups: unknown[]): Promise<void> {
+    await this.db.updateTable('projects').set({ saved_filters: JSON.stringify(filterGroups), updated_at: Date.now() }).where('pk', '=', pk).execute();
+  }
+
   async softDelete(pk: number): Promise<void> {
     await this.db.updateTable('projects').set({ deleted_at: Date.now() }).where('pk', '=', pk).execute();
   }
@@ -157,8 +200,4 @@ export class SqlProjectRepo implements ProjectRepo {
       .where('pk', '=', pk)
       .execute();
   }
-}
-
-function sqlLike(column: string, needle: string) {
-  return sql<boolean>`${sql.ref(column)} LIKE ${`%${likeEscape(needle)}%`} ESCAPE '!'`;
 }

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Cell, Column, StoredRow } from '../../core/model.ts';
+import type { Cell, CellStatus, Column, StoredRow } from '../../core/model.ts';
 import { cellKey } from '../../core/rows/cell-keys.ts';
 import type { RowPageQuery, RowRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
@@ -9,9 +9,10 @@ import type { CellKeyTable, Tables } from './tables.ts';
 
 /** Counter shards per project: concurrent inserts rarely touch the same counter record. */
 const COUNT_SHARDS = 16;
-/** Rows per multi-row INSERT; cell keys are chunked to stay under both dialects' parameter limits. */
+/** Rows per multi-row statement; cell keys are chunked to stay under both dialects' parameter limits. */
 const ROW_CHUNK = 500;
 const KEY_CHUNK = 2_000;
+const IN_CHUNK = 1_000;
 
 function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
@@ -20,6 +21,11 @@ function chunks<T>(items: T[], size: number): T[][] {
 }
 
 const parseCells = (s: string): Record<string, Cell> => JSON.parse(s) as Record<string, Cell>;
+
+/** Cell documents keep value and error; a tool cell's status is kept with its key (cheap to move). */
+function storedCell(cell: Cell): Cell {
+  return cell.e ? { v: cell.v, e: cell.e } : { v: cell.v };
+}
 
 export class SqlRowRepo implements RowRepo {
   private readonly seqs: SeqAllocator;
@@ -32,24 +38,26 @@ export class SqlRowRepo implements RowRepo {
     return this.database.db;
   }
 
+  private get mysql() {
+    return this.database.dialect === 'mysql';
+  }
+
   async insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[]): Promise<number[]> {
     if (rows.length === 0) return [];
     const first = await this.seqs.take(rows.length);
     const now = Date.now();
     const seqs = rows.map((_, i) => first + i);
-    const rowValues = rows.map((cells, i) => ({
-      project_pk: projectPk,
-      seq: seqs[i] as number,
-      cells: JSON.stringify(cells),
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-    }));
+    const rowValues = rows.map((cells, i) => {
+      const stored: Record<number, Cell> = {};
+      for (const [no, cell] of Object.entries(cells)) if (cell.v !== null || cell.e) stored[Number(no)] = storedCell(cell);
+      return { project_pk: projectPk, seq: seqs[i] as number, cells: JSON.stringify(stored), created_at: now, updated_at: now, deleted_at: null };
+    });
     const keyValues: CellKeyTable[] = [];
     rows.forEach((cells, i) => {
       for (const c of columns) {
-        const cell = cells[c.no] ?? { v: null, s: c.type === 'tool' ? 'pending' : 'default' };
-        keyValues.push({ project_pk: projectPk, col_no: c.no, seq: seqs[i] as number, ...cellKey(cell.v, cell.s ?? 'default') });
+        const cell = cells[c.no];
+        const status: CellStatus = cell?.s ?? (c.type === 'tool' ? 'pending' : 'default');
+        keyValues.push({ project_pk: projectPk, col_no: c.no, seq: seqs[i] as number, ...cellKey(cell?.v ?? null, status) });
       }
     });
     await this.db.transaction().execute(async (trx) => {
@@ -63,7 +71,7 @@ export class SqlRowRepo implements RowRepo {
   private async bumpCount(trx: Kysely<Tables>, projectPk: number, delta: number): Promise<void> {
     const shard = Math.floor(Math.random() * COUNT_SHARDS);
     const q = trx.insertInto('project_row_counts').values({ project_pk: projectPk, shard, n: delta });
-    if (this.database.dialect === 'mysql') await q.onDuplicateKeyUpdate({ n: sql`n + ${delta}` }).execute();
+    if (this.mysql) await q.onDuplicateKeyUpdate({ n: sql`n + ${delta}` }).execute();
     else await q.onConflict((oc) => oc.columns(['project_pk', 'shard']).doUpdateSet({ n: sql`n + ${delta}` })).execute();
   }
 
@@ -80,27 +88,54 @@ export class SqlRowRepo implements RowRepo {
     return out;
   }
 
-  async get(projectPk: number, seq: number): Promise<StoredRow | undefined> {
-    const r = await this.db
-      .selectFrom('project_rows')
-      .select(['seq', 'cells'])
-      .where('project_pk', '=', projectPk)
-      .where('seq', '=', seq)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    return r && { seq: Number(r.seq), cells: parseCells(r.cells) };
+  async get(projectPk: number, seq: number, toolCols: number[] = []): Promise<StoredRow | undefined> {
+    return (await this.getMany(projectPk, [seq], toolCols))[0];
   }
 
-  async first(projectPk: number): Promise<StoredRow | undefined> {
+  async first(projectPk: number, toolCols: number[] = []): Promise<StoredRow | undefined> {
     const r = await this.db
       .selectFrom('project_rows')
-      .select(['seq', 'cells'])
+      .select('seq')
       .where('project_pk', '=', projectPk)
       .where('deleted_at', 'is', null)
       .orderBy('seq')
       .limit(1)
       .executeTakeFirst();
-    return r && { seq: Number(r.seq), cells: parseCells(r.cells) };
+    return r ? this.get(projectPk, Number(r.seq), toolCols) : undefined;
+  }
+
+  /** Live rows by seq, in the order asked, with tool cell statuses filled in from the keys. */
+  async getMany(projectPk: number, seqs: number[], toolCols: number[] = []): Promise<StoredRow[]> {
+    if (seqs.length === 0) return [];
+    const [rows, statuses] = await Promise.all([
+      this.db
+        .selectFrom('project_rows')
+        .select(['seq', 'cells'])
+        .where('project_pk', '=', projectPk)
+        .where('seq', 'in', seqs)
+        .where('deleted_at', 'is', null)
+        .execute(),
+      toolCols.length
+        ? this.db
+            .selectFrom('cell_keys')
+            .select(['seq', 'col_no', 'status'])
+            .where('project_pk', '=', projectPk)
+            .where('col_no', 'in', toolCols)
+            .where('seq', 'in', seqs)
+            .execute()
+        : Promise.resolve([]),
+    ]);
+    const bySeq = new Map(rows.map((r) => [Number(r.seq), parseCells(r.cells)]));
+    for (const s of statuses) {
+      const cells = bySeq.get(Number(s.seq));
+      if (!cells) continue;
+      const no = String(s.col_no);
+      cells[no] = { ...(cells[no] ?? { v: null }), s: s.status as CellStatus };
+    }
+    return seqs.flatMap((seq) => {
+      const cells = bySeq.get(seq);
+      return cells === undefined ? [] : [{ seq, cells }];
+    });
   }
 
   /**
@@ -129,7 +164,7 @@ export class SqlRowRepo implements RowRepo {
     } else {
       ({ seqs, total } = await this.keyedPage(q, used));
     }
-    return { rows: await this.load(q.projectPk, seqs), total };
+    return { rows: await this.getMany(q.projectPk, seqs, q.toolCols ?? []), total };
   }
 
   private async keyedPage(q: RowPageQuery, used: number[]): Promise<{ seqs: number[]; total: number }> {
@@ -160,18 +195,110 @@ export class SqlRowRepo implements RowRepo {
     return { seqs: [], total: Number(count.rows[0]?.total ?? 0) };
   }
 
-  private async load(projectPk: number, seqs: number[]): Promise<StoredRow[]> {
-    if (seqs.length === 0) return [];
-    const rows = await this.db
-      .selectFrom('project_rows')
-      .select(['seq', 'cells'])
-      .where('project_pk', '=', projectPk)
-      .where('seq', 'in', seqs)
-      .execute();
-    const bySeq = new Map(rows.map((r) => [Number(r.seq), r.cells]));
-    return seqs.flatMap((seq) => {
-      const cells = bySeq.get(seq);
-      return cells === undefined ? [] : [{ seq, cells: parseCells(cells) }];
+  async softDelete(projectPk: number, seqs: number[]): Promise<number> {
+    if (seqs.length === 0) return 0;
+    const colNos = (await this.db.selectFrom('project_columns').select('col_no').where('project_pk', '=', projectPk).execute()).map((c) => Number(c.col_no));
+    return this.db.transaction().execute(async (trx) => {
+      let deleted = 0;
+      for (const part of chunks(seqs, IN_CHUNK)) {
+        const r = await trx
+          .updateTable('project_rows')
+          .set({ deleted_at: Date.now() })
+          .where('project_pk', '=', projectPk)
+          .where('seq', 'in', part)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
+        deleted += Number(r.numUpdatedRows);
+        // Keys of deleted rows go at once, so filters and counts never see them.
+        if (colNos.length) {
+          await trx.deleteFrom('cell_keys').where('project_pk', '=', projectPk).where('col_no', 'in', colNos).where('seq', 'in', part).execute();
+        }
+      }
+      if (deleted) await this.bumpCount(trx, projectPk, -deleted);
+      return deleted;
+    });
+  }
+
+  async moveStatus(projectPk: number, colNo: number, from: CellStatus[], to: CellStatus, seqs?: number[]): Promise<number[]> {
+    return this.db.transaction().execute(async (trx) => {
+      const moved: number[] = [];
+      const parts = seqs ? chunks(seqs, IN_CHUNK) : [undefined];
+      for (const part of parts) {
+        if (part && part.length === 0) continue;
+        let q = trx
+          .selectFrom('cell_keys')
+          .select('seq')
+          .where('project_pk', '=', projectPk)
+          .where('col_no', '=', colNo)
+          .where('status', 'in', from);
+        if (part) q = q.where('seq', 'in', part);
+        const found = (await (this.mysql ? q.forUpdate() : q).execute()).map((r) => Number(r.seq));
+        for (const ids of chunks(found, IN_CHUNK)) {
+          await trx.updateTable('cell_keys').set({ status: to }).where('project_pk', '=', projectPk).where('col_no', '=', colNo).where('seq', 'in', ids).execute();
+        }
+        moved.push(...found);
+      }
+      return moved;
+    });
+  }
+
+  async writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[]): Promise<void> {
+    if (cells.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      for (const part of chunks(cells, ROW_CHUNK)) {
+        const seqs = part.map((c) => c.seq);
+        const read = trx
+          .selectFrom('project_rows')
+          .select(['seq', 'cells', 'created_at'])
+          .where('project_pk', '=', projectPk)
+          .where('seq', 'in', seqs)
+          .where('deleted_at', 'is', null);
+        const rows = await (this.mysql ? read.forUpdate() : read).execute();
+        const live = new Map(rows.map((r) => [Number(r.seq), r]));
+        const now = Date.now();
+        const rowValues = [];
+        const keyValues: CellKeyTable[] = [];
+        for (const { seq, cell } of part) {
+          const row = live.get(seq);
+          if (!row) continue; // deleted meanwhile: nothing to write
+          const doc = parseCells(row.cells);
+          doc[String(colNo)] = storedCell(cell);
+          rowValues.push({ project_pk: projectPk, seq, cells: JSON.stringify(doc), created_at: Number(row.created_at), updated_at: now, deleted_at: null });
+          keyValues.push({ project_pk: projectPk, col_no: colNo, seq, ...cellKey(cell.v, cell.s ?? 'completed') });
+        }
+        if (rowValues.length === 0) continue;
+        const rowsUpsert = trx.insertInto('project_rows').values(rowValues);
+        const keysUpsert = trx.insertInto('cell_keys').values(keyValues);
+        if (this.mysql) {
+          await rowsUpsert.onDuplicateKeyUpdate({ cells: sql`VALUES(cells)`, updated_at: sql`VALUES(updated_at)` }).execute();
+          await keysUpsert
+            .onDuplicateKeyUpdate({
+              status: sql`VALUES(status)`,
+              is_empty: sql`VALUES(is_empty)`,
+              num_missing: sql`VALUES(num_missing)`,
+              num_key: sql`VALUES(num_key)`,
+              text_key: sql`VALUES(text_key)`,
+              text_full: sql`VALUES(text_full)`,
+            })
+            .execute();
+        } else {
+          await rowsUpsert
+            .onConflict((oc) => oc.columns(['project_pk', 'seq']).doUpdateSet({ cells: sql`excluded.cells`, updated_at: sql`excluded.updated_at` }))
+            .execute();
+          await keysUpsert
+            .onConflict((oc) =>
+              oc.columns(['project_pk', 'col_no', 'seq']).doUpdateSet({
+                status: sql`excluded.status`,
+                is_empty: sql`excluded.is_empty`,
+                num_missing: sql`excluded.num_missing`,
+                num_key: sql`excluded.num_key`,
+                text_key: sql`excluded.text_key`,
+                text_full: sql`excluded.text_full`,
+              }),
+            )
+            .execute();
+        }
+      }
     });
   }
 }

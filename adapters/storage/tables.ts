@@ -44,6 +44,7 @@ export interface ProjectTable {
   builder_error: string | null;
   builder_progress: string | null;
   next_col_no: number;
+  saved_filters: string | null;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
@@ -59,6 +60,7 @@ export interface ColumnTable {
   config: string | null;
   auto_run: number;
   run_condition: string | null;
+  waterfall: string | null;
   position: number;
   created_at: number;
   deleted_at: number | null;

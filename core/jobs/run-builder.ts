@@ -3,6 +3,7 @@ import { log } from '../log.ts';
 import type { Cell } from '../model.ts';
 import type { PluginContext } from '../plugins/plugin-types.ts';
 import { ProviderError } from '../plugins/provider-http.ts';
+import { insertRows } from '../services/row-insert.ts';
 import type { Job } from './queue.ts';
 
 /**
@@ -11,7 +12,7 @@ import type { Job } from './queue.ts';
  */
 export async function runBuilderJob(kernel: Kernel, job: Job): Promise<void> {
   const { project_pk } = job.payload as { project_pk: number };
-  const { projects, rows } = kernel.storage;
+  const { projects } = kernel.storage;
   const project = await projects.getByPk(project_pk);
   if (!project || !project.builderId || project.builderStatus !== 'queued') return; // gone, or already handled
   const builder = kernel.plugins.builder(project.builderId);
@@ -43,7 +44,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job): Promise<void> {
         }
         return out;
       });
-      await rows.insert(project.pk, columns, cells);
+      await insertRows(kernel, project.pk, await projects.columns(project.pk), cells);
       created += cells.length;
       await projects.setBuilderState(project.pk, { builderStatus: 'running', builderError: null, builderProgress: { rows_created: created, target } });
     }

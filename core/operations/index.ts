@@ -1,7 +1,28 @@
 import { listBuilders } from './builders.ts';
+import { createColumnOp, listColumns, runPendingColumns } from './columns.ts';
+import { deleteProject, deleteRows } from './deletes.ts';
+import { getFilters, setFilters } from './filters.ts';
 import type { AnyOperation } from './operation.ts';
 import { createProject, getProject, listProjects } from './projects.ts';
 import { addRowOp, getRowOp, listRowsOp } from './rows.ts';
+import { listTools, searchToolsOp } from './tools.ts';
 
 /** The operation table: every public action, from which REST routes, OpenAPI and MCP tools are generated. */
-export const operations: AnyOperation[] = [listBuilders, createProject, listProjects, getProject, addRowOp, listRowsOp, getRowOp];
+export const operations: AnyOperation[] = [
+  listBuilders,
+  createProject,
+  listProjects,
+  getProject,
+  deleteProject,
+  addRowOp,
+  listRowsOp,
+  getRowOp,
+  deleteRows,
+  listColumns,
+  createColumnOp,
+  runPendingColumns,
+  getFilters,
+  setFilters,
+  listTools,
+  searchToolsOp,
+];

@@ -4,7 +4,7 @@ import { defineOperation } from './operation.ts';
 import { ProjectDetailsSchema, ProjectIdParams, ProjectSummarySchema } from './schemas.ts';
 
 export const createProject = defineOperation({
-  name: 'create_project',
+  name: 'run_builder',
   summary: 'Create a project from a builder',
   description:
     'Creates a project from a builder and a filled form, then starts the builder in the background. Poll GET /projects/{project_id} until builder_status.type is completed or failed.',

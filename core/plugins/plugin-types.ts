@@ -50,6 +50,45 @@ export interface BuilderPlugin<S extends TObject = TObject> extends PluginBase<S
 
 export type AnyBuilder = BuilderPlugin<TObject>;
 
+/** One row handed to a tool: its id and the column config rendered over the row's values. */
+export interface ToolItem<C> {
+  rowId: string;
+  /** The column config with every `{{Column Name}}` replaced by that row's value. */
+  config: C;
+  /** The row's values by column name (for tools that read the whole row, e.g. formula, icp_score). */
+  row: Record<string, unknown>;
+}
+
+/** What a tool found for one row. */
+export type EnrichResult =
+  | { status: 'ok'; value: unknown }
+  | { status: 'no_result'; reason?: string }
+  | { status: 'error'; error: string; retryable: boolean };
+
+export interface ToolPlugin<S extends TObject = TObject> extends PluginBase<S> {
+  kind: 'tool';
+  /** Config fields that must be non-empty after rendering; a row missing one is `skipped`. */
+  requires: string[];
+  /** The fields its value carries (waterfalls group tools that produce the same field). */
+  produces: { field: string; description: string }[];
+  /** Rows per `enrich` call. */
+  batchSize: number;
+  /** One result per item, in order. Thrown errors fail the whole batch (retried if retryable). */
+  enrich(items: ToolItem<Static<S>>[], ctx: PluginContext): Promise<EnrichResult[]>;
+  /** Whether a found value is good enough (a waterfall stops at the first valid one). */
+  isValid?(value: unknown): boolean;
+  /** A key under which a result may be reused for `cacheTtlMs`, so a paid lookup is not paid twice. */
+  cacheKey?(item: ToolItem<Static<S>>): string | null;
+  cacheTtlMs?: number;
+}
+
+export type AnyTool = ToolPlugin<TObject>;
+
+/** Identity function that gives a tool definition its types. */
+export function defineTool<S extends TObject>(def: ToolPlugin<S>): ToolPlugin<S> {
+  return def;
+}
+
 /** Identity function that gives a builder definition its types. */
 export function defineBuilder<S extends TObject>(def: BuilderPlugin<S>): BuilderPlugin<S> {
   return def;

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Kind } from '@sinclair/typebox';
-import type { AnyBuilder } from './plugin-types.ts';
+import type { AnyBuilder, AnyTool } from './plugin-types.ts';
 
 const SLUG = /^[a-z][a-z0-9_]{1,63}$/;
 
@@ -13,17 +13,14 @@ export class PluginDefinitionError extends Error {
   }
 }
 
-/** Checks the shape of a builder definition at start-up, before anything can call it. */
-export function assertBuilder(def: unknown, where: string): asserts def is AnyBuilder {
-  if (!def || typeof def !== 'object') throw new PluginDefinitionError(where, '(export)', 'must be an object');
-  const d = def as Record<string, unknown>;
+type Def = Record<string, unknown>;
+
+/** Field checks shared by builders and tools. */
+function assertBase(d: Def, where: string, kind: 'builder' | 'tool'): void {
   const str = (f: string) => {
     if (typeof d[f] !== 'string' || d[f] === '') throw new PluginDefinitionError(where, f, 'must be a non-empty string');
   };
-  const fn = (f: string) => {
-    if (typeof d[f] !== 'function') throw new PluginDefinitionError(where, f, 'must be a function');
-  };
-  if (d.kind !== 'builder') throw new PluginDefinitionError(where, 'kind', 'must be "builder"');
+  if (d.kind !== kind) throw new PluginDefinitionError(where, 'kind', `must be "${kind}"`);
   str('id');
   if (!SLUG.test(d.id as string)) throw new PluginDefinitionError(where, 'id', `must match ${SLUG}`);
   for (const f of ['version', 'name', 'description', 'category']) str(f);
@@ -36,22 +33,73 @@ export function assertBuilder(def: unknown, where: string): asserts def is AnyBu
   const cost = d.cost as Record<string, unknown> | undefined;
   if (!cost || typeof cost.credits !== 'number' || cost.credits < 0)
     throw new PluginDefinitionError(where, 'cost.credits', 'must be a number >= 0');
+  if (!['row', 'result', 'attempt'].includes(cost.per as string))
+    throw new PluginDefinitionError(where, 'cost.per', 'must be "row", "result" or "attempt"');
+  const provider = d.provider as Record<string, unknown> | undefined;
+  if (provider !== undefined && (!Array.isArray(provider.requiredEnv) || !provider.requiredEnv.every((x) => typeof x === 'string')))
+    throw new PluginDefinitionError(where, 'provider.requiredEnv', 'must be an array of env var names');
+}
+
+function assertFunctions(d: Def, where: string, names: string[]): void {
+  for (const f of names) if (typeof d[f] !== 'function') throw new PluginDefinitionError(where, f, 'must be a function');
+}
+
+/** Checks the shape of a builder definition at start-up, before anything can call it. */
+export function assertBuilder(def: unknown, where: string): asserts def is AnyBuilder {
+  if (!def || typeof def !== 'object') throw new PluginDefinitionError(where, '(default export)', 'must be a builder definition object');
+  const d = def as Def;
+  assertBase(d, where, 'builder');
   if (typeof d.maxRows !== 'number' || d.maxRows < 1) throw new PluginDefinitionError(where, 'maxRows', 'must be a number >= 1');
-  for (const f of ['columns', 'projectName', 'target', 'run']) fn(f);
+  assertFunctions(d, where, ['columns', 'projectName', 'target', 'run']);
+}
+
+/** Checks the shape of a tool definition at start-up. */
+export function assertTool(def: unknown, where: string): asserts def is AnyTool {
+  if (!def || typeof def !== 'object') throw new PluginDefinitionError(where, '(default export)', 'must be a tool definition object');
+  const d = def as Def;
+  assertBase(d, where, 'tool');
+  if (!Array.isArray(d.requires) || !d.requires.every((x) => typeof x === 'string'))
+    throw new PluginDefinitionError(where, 'requires', 'must be an array of config field names');
+  const props = (d.input as { properties: Record<string, unknown> }).properties;
+  for (const r of d.requires as string[]) {
+    if (!(r in props)) throw new PluginDefinitionError(where, 'requires', `names "${r}", which is not a field of input`);
+  }
+  if (!Array.isArray(d.produces) || d.produces.length === 0 || !d.produces.every((p) => p && typeof p.field === 'string'))
+    throw new PluginDefinitionError(where, 'produces', 'must be a non-empty array of {field, description}');
+  if (typeof d.batchSize !== 'number' || !Number.isInteger(d.batchSize) || d.batchSize < 1)
+    throw new PluginDefinitionError(where, 'batchSize', 'must be an integer >= 1');
+  assertFunctions(d, where, ['enrich']);
+  for (const f of ['isValid', 'cacheKey']) {
+    if (d[f] !== undefined && typeof d[f] !== 'function') throw new PluginDefinitionError(where, f, 'must be a function when set');
+  }
 }
 
 /** The registered plugins, looked up by public id or legacy id. */
 export class PluginRegistry {
   private readonly builders = new Map<string, AnyBuilder>();
+  private readonly tools = new Map<string, AnyTool>();
   private readonly aliases = new Map<string, string>();
 
-  addBuilder(def: AnyBuilder, where = def.id): void {
-    assertBuilder(def, where);
-    for (const id of [def.id, ...def.legacyIds]) {
-      if (this.builders.has(id) || this.aliases.has(id))
+  private claim(ids: string[], where: string): void {
+    for (const id of ids) {
+      if (this.builders.has(id) || this.tools.has(id) || this.aliases.has(id))
         throw new PluginDefinitionError(where, 'id', `"${id}" is already registered by another plugin`);
     }
+  }
+
+  addBuilder(def: unknown, where?: string): void {
+    const at = where ?? String((def as Def | undefined)?.id);
+    assertBuilder(def, at);
+    this.claim([def.id, ...def.legacyIds], at);
     this.builders.set(def.id, def);
+    for (const legacy of def.legacyIds) this.aliases.set(legacy, def.id);
+  }
+
+  addTool(def: unknown, where?: string): void {
+    const at = where ?? String((def as Def | undefined)?.id);
+    assertTool(def, at);
+    this.claim([def.id, ...def.legacyIds], at);
+    this.tools.set(def.id, def);
     for (const legacy of def.legacyIds) this.aliases.set(legacy, def.id);
   }
 
@@ -60,12 +108,21 @@ export class PluginRegistry {
     return this.builders.get(id) ?? this.builders.get(this.aliases.get(id) ?? '');
   }
 
+  /** A tool by public slug or legacy id. */
+  tool(id: string): AnyTool | undefined {
+    return this.tools.get(id) ?? this.tools.get(this.aliases.get(id) ?? '');
+  }
+
   listBuilders(): AnyBuilder[] {
     return [...this.builders.values()];
   }
+
+  listTools(): AnyTool[] {
+    return [...this.tools.values()];
+  }
 }
 
-/** The plugin folders under `root/<kind>s/` (each holding an index.ts). */
+/** The plugin folders under `root/<kind>/` (each holding an index.ts; `_shared` folders are skipped). */
 function pluginFolders(root: string, kind: 'builders' | 'tools'): string[] {
   const dir = join(root, kind);
   if (!existsSync(dir)) return [];
@@ -83,7 +140,11 @@ export async function loadPlugins(extraDir?: string): Promise<PluginRegistry> {
   for (const root of roots) {
     for (const folder of pluginFolders(root, 'builders')) {
       const mod = (await import(join(folder, 'index.ts'))) as Record<string, unknown>;
-      registry.addBuilder(mod.default as AnyBuilder, folder);
+      registry.addBuilder(mod.default, folder);
+    }
+    for (const folder of pluginFolders(root, 'tools')) {
+      const mod = (await import(join(folder, 'index.ts'))) as Record<string, unknown>;
+      registry.addTool(mod.default, folder);
     }
   }
   return registry;

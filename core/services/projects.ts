@@ -1,6 +1,7 @@
 import { ServiceError, validationError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
-import type { Column, Project, Workspace } from '../model.ts';
+import type { Project, Workspace } from '../model.ts';
+import { columnView } from './columns.ts';
 import { emptyTemplate } from '../plugins/form-template.ts';
 import type { AnyBuilder } from '../plugins/plugin-types.ts';
 import { rowValues } from '../rows/row-view.ts';
@@ -18,16 +19,6 @@ export function builderCatalogItem(b: AnyBuilder) {
     cost: b.cost,
     form_data: emptyTemplate(b.input) as Record<string, unknown>,
     schema: b.input,
-  };
-}
-
-function columnView(c: Column) {
-  return {
-    col_id: c.id,
-    name: c.name,
-    required: c.type === 'input',
-    type: c.type,
-    ...(c.type === 'tool' ? { tool_id: c.toolId, config: c.config } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import type { Kernel } from '../kernel.ts';
 import type { Cell, Column, Project } from '../model.ts';
 import { parseFilterGroups, parseSortRules } from '../rows/filter-parse.ts';
 import { rowView } from '../rows/row-view.ts';
+import { insertRows } from './row-insert.ts';
 
 /**
  * Turns `{column name: value}` into stored cells. Every input column must be present; a key that
@@ -33,10 +34,12 @@ export function cellsFromCompany(columns: Column[], company: Record<string, unkn
   return cells;
 }
 
+export const toolColumnNos = (columns: Column[]): number[] => columns.filter((c) => c.type === 'tool').map((c) => c.no);
+
 export async function addRow(kernel: Kernel, project: Project, company: Record<string, unknown>) {
   const columns = await kernel.storage.projects.columns(project.pk);
   const cells = cellsFromCompany(columns, company);
-  const [seq] = await kernel.storage.rows.insert(project.pk, columns, [cells]);
+  const [seq] = await insertRows(kernel, project.pk, columns, [cells]);
   return { row_id: String(seq), message: 'Row created', error_detail: null };
 }
 
@@ -50,6 +53,7 @@ export async function listRows(
   const sort = parseSortRules(q.sort_rules, columns);
   const { rows, total } = await kernel.storage.rows.page({
     projectPk: project.pk,
+    toolCols: toolColumnNos(columns),
     filter,
     sort,
     limit: q.page_size,
@@ -68,10 +72,8 @@ export async function listRows(
 export async function getRow(kernel: Kernel, project: Project, rowId: string) {
   const notFound = new ServiceError('not_found', `Row ${rowId} not found in this project`);
   if (!/^[1-9]\d{0,15}$/.test(rowId)) throw notFound;
-  const [row, columns] = await Promise.all([
-    kernel.storage.rows.get(project.pk, Number(rowId)),
-    kernel.storage.projects.columns(project.pk),
-  ]);
+  const columns = await kernel.storage.projects.columns(project.pk);
+  const row = await kernel.storage.rows.get(project.pk, Number(rowId), toolColumnNos(columns));
   if (!row) throw notFound;
   return rowView(project.id, columns, row);
 }

@@ -1,12 +1,16 @@
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import type { SqlDialectName } from '../database.ts';
 import { initialSchema } from './001-initial.ts';
+import { columnsAndFilters } from './002-columns-and-filters.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(dialect: SqlDialectName): MigrationProvider {
   return {
     async getMigrations(): Promise<Record<string, Migration>> {
-      return { '001-initial': initialSchema(dialect) };
+      return {
+        '001-initial': initialSchema(dialect),
+        '002-columns-and-filters': columnsAndFilters(),
+      };
     },
   };
 }

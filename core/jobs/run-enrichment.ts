@@ -1,0 +1,153 @@
+import { conditionHolds } from '../columns/run-condition.ts';
+import { referencedColumns, renderTemplate } from '../columns/templates.ts';
+import type { Kernel } from '../kernel.ts';
+import { log } from '../log.ts';
+import type { Cell, CellStatus, Column, StoredRow, WaterfallStep } from '../model.ts';
+import type { AnyTool, EnrichResult, PluginContext, ToolItem } from '../plugins/plugin-types.ts';
+import { ProviderError } from '../plugins/provider-http.ts';
+import { isEmptyValue } from '../rows/cell-keys.ts';
+import { enqueueEnrichment } from '../services/row-insert.ts';
+import type { Job } from './queue.ts';
+
+/** Statuses of a cell whose value is not known yet; a column that reads it waits. */
+const UNSETTLED: CellStatus[] = ['pending', 'queued', 'running'];
+
+export interface EnrichPayload {
+  project_pk: number;
+  col_no: number;
+  seqs: number[];
+}
+
+/** A failure worth another attempt of the whole job (a provider 429/5xx or timeout). */
+export class RetryableJobError extends Error {
+  readonly retryable = true;
+}
+
+function rowValues(columns: Column[], row: StoredRow): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const c of columns) out[c.name] = row.cells[c.no]?.v ?? null;
+  return out;
+}
+
+/** Runs one step's tool over the items, in the tool's batch size. */
+async function runTool(tool: AnyTool, items: ToolItem<Record<string, unknown>>[], ctx: PluginContext): Promise<EnrichResult[]> {
+  const out: EnrichResult[] = [];
+  for (let i = 0; i < items.length; i += tool.batchSize) {
+    const batch = items.slice(i, i + tool.batchSize);
+    const results = await tool.enrich(batch, ctx);
+    if (results.length !== batch.length) throw new Error(`tool ${tool.id} returned ${results.length} results for ${batch.length} rows`);
+    out.push(...results);
+  }
+  return out;
+}
+
+/**
+ * Fills one tool column for a batch of rows. Idempotent: only cells still `queued` (or `running`,
+ * left by a worker that died) are taken; a redelivered job finds them settled and does nothing.
+ */
+export async function runEnrichmentJob(kernel: Kernel, job: Job, maxAttempts = 5): Promise<void> {
+  const { project_pk, col_no, seqs } = job.payload as EnrichPayload;
+  const { projects, rows } = kernel.storage;
+  const project = await projects.getByPk(project_pk);
+  if (!project) return;
+  const columns = await projects.columns(project_pk);
+  const column = columns.find((c) => c.no === col_no && c.type === 'tool');
+  if (!column) return;
+  const claimed = await rows.moveStatus(project_pk, col_no, ['queued', 'running'], 'running', seqs);
+  if (claimed.length === 0) return;
+
+  const toolCols = columns.filter((c) => c.type === 'tool').map((c) => c.no);
+  const loaded = await rows.getMany(project_pk, claimed, toolCols);
+  const byName = new Map(columns.map((c) => [c.name, c]));
+  const steps: WaterfallStep[] = column.waterfall ?? [{ tool_id: column.toolId ?? '', config: (column.config ?? {}) as Record<string, unknown> }];
+  const deps = [...new Set(steps.flatMap((s) => [...referencedColumns(s.config)]))]
+    .map((name) => byName.get(name))
+    .filter((c): c is Column => c !== undefined && c.type === 'tool' && c.no !== col_no);
+
+  const settled = new Map<number, Cell>();
+  const waiting: number[] = [];
+  let open: { row: StoredRow; values: Record<string, unknown> }[] = [];
+  for (const row of loaded) {
+    if (deps.some((d) => UNSETTLED.includes(row.cells[d.no]?.s ?? 'pending'))) {
+      waiting.push(row.seq);
+      continue;
+    }
+    const values = rowValues(columns, row);
+    if (column.runCondition) {
+      const { holds, reason } = await conditionHolds(column.runCondition, values);
+      if (!holds) {
+        settled.set(row.seq, { v: null, s: 'skipped', e: reason });
+        continue;
+      }
+    }
+    open.push({ row, values });
+  }
+
+  const ctx: PluginContext = {
+    providerMode: kernel.config.providerMode,
+    env: (name) => process.env[name],
+    signal: new AbortController().signal,
+    log: (message, fields) => log.info(message, { ...fields, job_id: job.id, column: column.id }),
+  };
+  const lastAttempt = job.attempt >= maxAttempts;
+  for (const [i, step] of steps.entries()) {
+    if (open.length === 0) break;
+    const tool = kernel.plugins.tool(step.tool_id);
+    const isLast = i === steps.length - 1;
+    if (!tool) {
+      for (const o of open) settled.set(o.row.seq, { v: null, s: 'error', e: `tool "${step.tool_id}" is not installed` });
+      open = [];
+      break;
+    }
+    const ready: typeof open = [];
+    const items: ToolItem<Record<string, unknown>>[] = [];
+    for (const o of open) {
+      const config = renderTemplate(step.config, o.values) as Record<string, unknown>;
+      const missing = tool.requires.filter((f) => isEmptyValue(config[f]));
+      if (missing.length) {
+        if (isLast && !settled.has(o.row.seq)) settled.set(o.row.seq, { v: null, s: 'skipped', e: `missing input: ${missing.join(', ')}` });
+        continue;
+      }
+      ready.push(o);
+      items.push({ rowId: String(o.row.seq), config, row: o.values });
+    }
+    let results: EnrichResult[];
+    try {
+      results = await runTool(tool, items, ctx);
+    } catch (e) {
+      const retryable = e instanceof ProviderError ? e.retryable : false;
+      const message = (e as Error).message;
+      if (retryable && !lastAttempt) {
+        // Hand the cells back so the retry (or another worker) can claim them.
+        await rows.moveStatus(project_pk, col_no, ['running'], 'queued', claimed);
+        throw new RetryableJobError(message);
+      }
+      results = items.map(() => ({ status: 'error', error: message, retryable }) as EnrichResult);
+    }
+    const next: typeof open = [];
+    results.forEach((r, j) => {
+      const o = ready[j] as (typeof open)[number];
+      if (r.status === 'ok' && (!tool.isValid || tool.isValid(r.value))) {
+        settled.set(o.row.seq, { v: r.value, s: 'completed' });
+      } else if (isLast) {
+        settled.set(o.row.seq, r.status === 'error' ? { v: null, s: 'error', e: r.error } : { v: null, s: 'no_result', ...(r.status === 'no_result' && r.reason ? { e: r.reason } : {}) });
+      } else {
+        next.push(o); // a waterfall tries the next step
+      }
+    });
+    open = next;
+  }
+  for (const o of open) if (!settled.has(o.row.seq)) settled.set(o.row.seq, { v: null, s: 'no_result' });
+
+  await rows.writeCells(project_pk, col_no, [...settled].map(([seq, cell]) => ({ seq, cell })));
+  if (waiting.length) await rows.moveStatus(project_pk, col_no, ['running'], 'queued', waiting);
+
+  // Columns that read this one may have been waiting for these rows.
+  const finished = [...settled.keys()];
+  for (const dependent of columns) {
+    if (dependent.type !== 'tool' || dependent.no === col_no) continue;
+    const dSteps = dependent.waterfall ?? [{ tool_id: dependent.toolId ?? '', config: (dependent.config ?? {}) as Record<string, unknown> }];
+    if (dSteps.some((s) => referencedColumns(s.config).has(column.name))) await enqueueEnrichment(kernel, project_pk, dependent.no, finished);
+  }
+  log.debug('enrichment batch done', { job_id: job.id, column: column.id, cells: settled.size, waiting: waiting.length });
+}

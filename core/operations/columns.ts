@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox';
+import { columnView, createColumn, runColumns } from '../services/columns.ts';
+import { defineOperation } from './operation.ts';
+import { ColumnSchema, ProjectIdParams } from './schemas.ts';
+
+const WaterfallStepSchema = Type.Object(
+  {
+    tool_id: Type.String({ description: 'A tool id (GET /tools).' }),
+    config: Type.Record(Type.String(), Type.Unknown(), { description: 'The tool config; {{Column Name}} inserts a row value.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const listColumns = defineOperation({
+  name: 'list_columns',
+  summary: 'List columns',
+  description: 'The columns of a project: input columns (filled by you or the builder) and tool columns (filled by the service), with their col_id.',
+  hint: 'read',
+  method: 'GET',
+  path: '/projects/{project_id}/columns',
+  params: ProjectIdParams,
+  project: true,
+  response: Type.Array(ColumnSchema),
+  handler: async ({ kernel, project }) => (await kernel.storage.projects.columns(project.pk)).map(columnView),
+});
+
+export const createColumnOp = defineOperation({
+  name: 'create_column',
+  summary: 'Add a tool column',
+  description:
+    'Adds an enrichment (tool) column. config is validated against the tool’s config_schema and may reference other columns as {{Column Name}}. Existing rows get pending cells: start them with run_pending_columns. With auto_run, rows added later are enriched automatically. A waterfall tries several tools in order until one finds a valid value. run_condition is a JSONata expression over the row (column names as fields); rows where it is false are skipped.',
+  hint: 'write',
+  method: 'POST',
+  path: '/projects/{project_id}/columns',
+  params: ProjectIdParams,
+  project: true,
+  body: Type.Object(
+    {
+      name: Type.String({ minLength: 1, maxLength: 255, description: 'Column name, unique in the project.' }),
+      tool_id: Type.Optional(Type.String({ description: 'The tool that fills the column (GET /tools).' })),
+      config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Tool config; {{Column Name}} inserts a row value.' })),
+      auto_run: Type.Optional(Type.Boolean({ default: false, description: 'Enrich rows added later automatically.' })),
+      run_condition: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], { description: 'JSONata over the row; false skips the cell.' })),
+      waterfall: Type.Optional(Type.Array(WaterfallStepSchema, { minItems: 1, maxItems: 10, description: 'Tools to try in order; the first valid result wins.' })),
+    },
+    { additionalProperties: false },
+  ),
+  successStatus: 201,
+  response: ColumnSchema,
+  handler: ({ kernel, project, body }) => createColumn(kernel, project, body),
+});
+
+export const runPendingColumns = defineOperation({
+  name: 'run_pending_columns',
+  summary: 'Run tool columns',
+  description:
+    'Queues the pending cells (and those that lacked credits) of the given tool columns, or of every tool column. Cells fill in the background: poll get_project_rows and watch each cell’s status. Costs credits per enriched cell.',
+  hint: 'write',
+  method: 'POST',
+  path: '/projects/{project_id}/columns/run',
+  params: ProjectIdParams,
+  project: true,
+  body: Type.Object(
+    {
+      col_ids: Type.Optional(Type.Array(Type.String(), { description: 'Tool column ids; default: every tool column.' })),
+      include_errors: Type.Optional(Type.Boolean({ default: false, description: 'Also re-run cells that ended in error.' })),
+    },
+    { additionalProperties: false },
+  ),
+  response: Type.Object({ queued: Type.Integer({ description: 'Cells queued.' }) }),
+  handler: ({ kernel, project, body }) => runColumns(kernel, project, body),
+});

@@ -1,0 +1,36 @@
+import { Type } from '@sinclair/typebox';
+import { defineOperation } from './operation.ts';
+import { ProjectIdParams } from './schemas.ts';
+
+export const deleteProject = defineOperation({
+  name: 'delete_project',
+  summary: 'Delete a project',
+  description: 'Deletes a project and its rows. From then on it answers 404. This cannot be undone through the API.',
+  hint: 'destructive',
+  method: 'DELETE',
+  path: '/projects/{project_id}',
+  params: ProjectIdParams,
+  project: true,
+  response: Type.Object({ deleted: Type.Literal(true) }),
+  handler: async ({ kernel, project }) => {
+    await kernel.storage.projects.softDelete(project.pk);
+    return { deleted: true as const };
+  },
+});
+
+export const deleteRows = defineOperation({
+  name: 'delete_rows',
+  summary: 'Delete rows',
+  description: 'Deletes rows of a project by id. Ids that are not rows of this project are ignored. This cannot be undone through the API.',
+  hint: 'destructive',
+  method: 'DELETE',
+  path: '/projects/{project_id}/rows',
+  params: ProjectIdParams,
+  project: true,
+  body: Type.Object({ row_ids: Type.Array(Type.String(), { minItems: 1, maxItems: 10_000 }) }, { additionalProperties: false }),
+  response: Type.Object({ deleted: Type.Integer({ description: 'Rows deleted.' }) }),
+  handler: async ({ kernel, project, body }) => {
+    const seqs = [...new Set(body.row_ids.filter((id) => /^[1-9]\d{0,15}$/.test(id)).map(Number))];
+    return { deleted: await kernel.storage.rows.softDelete(project.pk, seqs) };
+  },
+});

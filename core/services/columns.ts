@@ -1,0 +1,124 @@
+import { type FieldError, ServiceError, validationError } from '../errors.ts';
+import type { Kernel } from '../kernel.ts';
+import type { CellStatus, Column, Project, WaterfallStep } from '../model.ts';
+import { compileCondition } from '../columns/run-condition.ts';
+import { referencedColumns } from '../columns/templates.ts';
+import { schemaErrors } from '../schema/validate.ts';
+import { enqueueEnrichment } from './row-insert.ts';
+
+export interface CreateColumnInput {
+  name: string;
+  tool_id?: string;
+  config?: Record<string, unknown>;
+  auto_run?: boolean;
+  run_condition?: string | null;
+  waterfall?: WaterfallStep[];
+}
+
+/** A column as REST and MCP show it. */
+export function columnView(c: Column) {
+  const base = { col_id: c.id, name: c.name, required: c.type === 'input', type: c.type };
+  if (c.type === 'input') return base;
+  return {
+    ...base,
+    tool_id: c.toolId,
+    config: c.config,
+    auto_run: c.autoRun,
+    run_condition: c.runCondition,
+    ...(c.waterfall ? { waterfall: c.waterfall } : {}),
+  };
+}
+
+function knownTools(kernel: Kernel): string {
+  return kernel.plugins.listTools().map((t) => t.id).join(', ');
+}
+
+/** Checks one tool step: the tool exists, its config fits the tool's schema, its templates name columns. */
+function checkStep(kernel: Kernel, step: WaterfallStep, path: string, columnNames: Set<string>, errors: FieldError[]): void {
+  const tool = kernel.plugins.tool(step.tool_id);
+  if (!tool) {
+    errors.push({ path: `${path}.tool_id`, message: `unknown tool "${step.tool_id}"; use one of: ${knownTools(kernel)} (GET /tools)` });
+    return;
+  }
+  errors.push(...schemaErrors(tool.input, step.config, `${path}.config`));
+  for (const ref of referencedColumns(step.config)) {
+    if (!columnNames.has(ref)) errors.push({ path: `${path}.config`, message: `references {{${ref}}}, but the project has no column named "${ref}"` });
+  }
+}
+
+/**
+ * Adds a tool column. Existing rows get a `pending` cell (run them with run_pending_columns);
+ * with auto_run, rows added later are enriched as they arrive.
+ */
+export async function createColumn(kernel: Kernel, project: Project, input: CreateColumnInput) {
+  const columns = await kernel.storage.projects.columns(project.pk);
+  const names = new Set(columns.map((c) => c.name));
+  const errors: FieldError[] = [];
+  const steps: WaterfallStep[] = input.waterfall?.length
+    ? input.waterfall
+    : input.tool_id
+      ? [{ tool_id: input.tool_id, config: input.config ?? {} }]
+      : [];
+  if (steps.length === 0) errors.push({ path: 'tool_id', message: `is required (or give waterfall steps); tools: ${knownTools(kernel)}` });
+  if (input.waterfall?.length && input.tool_id && input.tool_id !== input.waterfall[0]?.tool_id) {
+    errors.push({ path: 'tool_id', message: 'must be omitted or equal the first waterfall step' });
+  }
+  steps.forEach((s, i) => checkStep(kernel, s, input.waterfall?.length ? `waterfall[${i}]` : '', names, errors));
+  if (names.has(input.name)) errors.push({ path: 'name', message: `a column named "${input.name}" already exists` });
+  if (steps.length > 1) {
+    const fields = steps.map((s) => new Set(kernel.plugins.tool(s.tool_id)?.produces.map((p) => p.field) ?? []));
+    const shared = [...(fields[0] ?? [])].filter((f) => fields.every((set) => set.has(f)));
+    if (errors.length === 0 && shared.length === 0) {
+      errors.push({ path: 'waterfall', message: 'steps must produce a common field (see each tool’s produces)' });
+    }
+  }
+  if (input.run_condition) {
+    try {
+      compileCondition(input.run_condition);
+    } catch (e) {
+      if (e instanceof ServiceError) errors.push({ path: 'run_condition', message: String((e.detail as { message: string }).message) });
+    }
+  }
+  if (errors.length) {
+    throw validationError(`Invalid column: ${errors.map((e) => `${e.path.replace(/^\./, '')} ${e.message}`).join('; ')}`, errors.map((e) => ({ ...e, path: e.path.replace(/^\./, '') })));
+  }
+  const first = steps[0] as WaterfallStep;
+  const column = await kernel.storage.projects.addColumn(project.pk, {
+    name: input.name,
+    type: 'tool',
+    toolId: first.tool_id,
+    config: first.config,
+    autoRun: input.auto_run ?? false,
+    runCondition: input.run_condition || null,
+    waterfall: steps.length > 1 ? steps : null,
+  });
+  return columnView(column);
+}
+
+/** Which cells `run_pending_columns` (re)starts. */
+const RUNNABLE: CellStatus[] = ['pending', 'insufficient_credits'];
+const RUNNABLE_WITH_ERRORS: CellStatus[] = [...RUNNABLE, 'error'];
+
+/**
+ * Queues every pending cell of the given tool columns (all tool columns by default). Cells that
+ * are already queued or running are left alone, so calling it twice does not run anything twice.
+ */
+export async function runColumns(kernel: Kernel, project: Project, input: { col_ids?: string[]; include_errors?: boolean }) {
+  const columns = (await kernel.storage.projects.columns(project.pk)).filter((c) => c.type === 'tool');
+  let chosen = columns;
+  if (input.col_ids) {
+    const byId = new Map(columns.map((c) => [c.id, c]));
+    const unknown = input.col_ids.filter((id) => !byId.has(id));
+    if (unknown.length) {
+      throw validationError(`Not tool columns of this project: ${unknown.join(', ')}`, unknown.map((id) => ({ path: 'col_ids', message: `"${id}" is not a tool column of this project` })));
+    }
+    chosen = input.col_ids.map((id) => byId.get(id) as Column);
+  }
+  let queued = 0;
+  for (const c of chosen) {
+    const seqs = await kernel.storage.rows.moveStatus(project.pk, c.no, input.include_errors ? RUNNABLE_WITH_ERRORS : RUNNABLE, 'queued');
+    await enqueueEnrichment(kernel, project.pk, c.no, seqs);
+    queued += seqs.length;
+  }
+  return { queued };
+}

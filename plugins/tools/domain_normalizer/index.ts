@@ -1,0 +1,37 @@
+import { Type } from '@sinclair/typebox';
+import { getDomain } from 'tldts';
+import { defineTool } from '../../../core/plugins/plugin-types.ts';
+
+/** The registrable domain of a URL, an email address or a host ("https://www.shop.example.co.uk/x" → "example.co.uk"). */
+export function registrableDomain(input: string): string | null {
+  let text = input.trim().toLowerCase();
+  const at = text.lastIndexOf('@');
+  if (at >= 0 && !text.includes('/')) text = text.slice(at + 1);
+  return getDomain(text) ?? null;
+}
+
+export default defineTool({
+  kind: 'tool',
+  id: 'domain_normalizer',
+  version: '1.0.0',
+  name: 'Domain normalizer',
+  description:
+    'Turns a URL, an email address or a host name into its registrable domain (www.shop.example.co.uk → example.co.uk), using the public suffix list. Free, no provider. Config: {"value": "{{Website}}"}.',
+  category: 'transform',
+  tags: ['domain', 'url', 'normalize', 'website'],
+  legacyIds: [],
+  input: Type.Object(
+    { value: Type.String({ description: 'A URL, email or host; usually "{{Website}}" or "{{Email}}".' }) },
+    { additionalProperties: false },
+  ),
+  requires: ['value'],
+  produces: [{ field: 'domain', description: 'Registrable domain, lower case.' }],
+  cost: { credits: 0, per: 'result' },
+  batchSize: 1000,
+  async enrich(items) {
+    return items.map((item) => {
+      const domain = registrableDomain(String(item.config.value));
+      return domain ? { status: 'ok' as const, value: domain } : { status: 'no_result' as const, reason: 'no registrable domain' };
+    });
+  },
+});
