@@ -8,6 +8,8 @@ export interface Config {
   redisUrl: string | undefined;
   workers: number;
   workerConcurrency: number;
+  /** Attempts of a job before it goes to the dead letter. */
+  jobMaxAttempts: number;
   providerMode: 'live' | 'sandbox';
   bootstrapApiKey: string | undefined;
   bootstrapCredits: number;
@@ -56,6 +58,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     workers: int(env, 'WORKERS', 1),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1),
+    jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 5, 1),
     providerMode: oneOf(env, 'PROVIDER_MODE', ['live', 'sandbox'] as const, 'live'),
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,
     bootstrapCredits: int(env, 'BOOTSTRAP_CREDITS', 1000),

@@ -43,6 +43,10 @@ export interface Project {
   builderStatus: BuilderState;
   builderError: string | null;
   builderProgress: { rows_created: number; target: number } | null;
+  /** Where the builder run stands: rows written so far and the plugin's cursor (resume after a crash). */
+  builderCheckpoint: BuilderCheckpoint | null;
+  /** Steps of the builder run, for `lead_gen_execution_log`. */
+  executionLog: ExecutionLogEntry[];
   /** The project's saved filter_groups (same schema as the rows endpoint). */
   savedFilters: unknown[];
   createdAt: number;
@@ -71,4 +75,23 @@ export interface StoredRow {
   seq: number;
   /** Cells keyed by column number. */
   cells: Record<string, Cell>;
+}
+
+export interface BuilderCheckpoint {
+  rows_created: number;
+  pages: number;
+  /** The plugin's own resume point, when it yields one. */
+  cursor?: unknown;
+}
+
+/** One step of a builder run, as a user reads it to learn why a run produced what it did. */
+export interface ExecutionLogEntry {
+  at: string;
+  step: 'queued' | 'started' | 'resumed' | 'page' | 'retry' | 'completed' | 'failed';
+  message: string;
+  attempt?: number;
+  page?: number;
+  rows?: number;
+  total_rows?: number;
+  error?: string;
 }

@@ -1,5 +1,5 @@
 import type { FilterNode, SortSpec } from './rows/filter-parse.ts';
-import type { Cell, CellStatus, Column, Project, StoredRow, WaterfallStep, Workspace } from './model.ts';
+import type { BuilderCheckpoint, Cell, CellStatus, Column, ExecutionLogEntry, Project, StoredRow, WaterfallStep, Workspace } from './model.ts';
 
 /** The storage doors the kernel needs (DESIGN.md §1 adapters). `adapters/storage/` implements them. */
 
@@ -59,10 +59,16 @@ export interface ProjectRepo {
   setSavedFilters(pk: number, filterGroups: unknown[]): Promise<void>;
   /** Soft-deletes a project (it answers 404 from then on; rows are purged later). */
   softDelete(pk: number): Promise<void>;
-  setBuilderState(
-    pk: number,
-    state: Pick<Project, 'builderStatus' | 'builderError' | 'builderProgress'>,
-  ): Promise<void>;
+  setBuilderState(pk: number, state: BuilderRunState): Promise<void>;
+}
+
+/** What a builder run records: status, progress, checkpoint and log (any part may be left out). */
+export interface BuilderRunState {
+  builderStatus: Project['builderStatus'];
+  builderError?: string | null;
+  builderProgress?: Project['builderProgress'];
+  checkpoint?: BuilderCheckpoint | null;
+  log?: ExecutionLogEntry[];
 }
 
 export interface RowPageQuery {
@@ -76,8 +82,11 @@ export interface RowPageQuery {
 }
 
 export interface RowRepo {
-  /** Inserts rows atomically (all or none); returns their sequence numbers, in order. */
-  insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[]): Promise<number[]>;
+  /**
+   * Inserts rows atomically (all or none); returns their sequence numbers, in order. A builder page
+   * passes its state so that the rows and the checkpoint commit together (no duplicate on resume).
+   */
+  insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[], builderState?: BuilderRunState): Promise<number[]>;
   page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }>;
   get(projectPk: number, seq: number, toolCols?: number[]): Promise<StoredRow | undefined>;
   first(projectPk: number, toolCols?: number[]): Promise<StoredRow | undefined>;

@@ -105,6 +105,20 @@ describe.each(DIALECTS)('builders run after creation on %s', (dialect) => {
     expect(String(p.first_company_data.Website)).toContain('.example.com');
   });
 
+  test('a builder project carries its execution log: start, each page with its rows, the end', async () => {
+    const r = await create('google_maps_search', { query: 'bakeries in Porto', max_results: 45 });
+    const p = await waitForBuilder(t, r.body.project_id);
+    const steps = p.lead_gen_execution_log.map((e: any) => [e.step, e.rows ?? e.total_rows ?? null]);
+    expect(steps).toEqual([
+      ['started', null],
+      ['page', 20],
+      ['page', 20],
+      ['page', 5],
+      ['completed', 45],
+    ]);
+    for (const e of p.lead_gen_execution_log) expect(new Date(e.at).toISOString()).toBe(e.at);
+  });
+
   test('manual list: domain-like lines fill Domain, other lines fill Name', async () => {
     const r = await create('manual_list_builder', { companies: 'Acme Inc\nhttps://www.Example.org/about\n\n  stripe.com  \nBäckerei Müller' });
     expect(r.status).toBe(201);

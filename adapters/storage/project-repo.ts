@@ -1,8 +1,8 @@
 import { type Selectable, sql } from 'kysely';
 import { ServiceError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import type { BuilderState, Column, Project, WaterfallStep } from '../../core/model.ts';
-import type { NewColumn, ProjectListQuery, ProjectRepo } from '../../core/storage.ts';
+import type { BuilderCheckpoint, BuilderState, Column, ExecutionLogEntry, Project, WaterfallStep } from '../../core/model.ts';
+import type { BuilderRunState, NewColumn, ProjectListQuery, ProjectRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 import { likeEscape } from './row-filter-sql.ts';
 import type { ColumnTable, ProjectTable } from './tables.ts';
@@ -22,6 +22,8 @@ function toProject(r: Selectable<ProjectTable>): Project {
     builderError: r.builder_error,
     builderProgress: json(r.builder_progress) as Project['builderProgress'],
     savedFilters: (json(r.saved_filters) as unknown[] | null) ?? [],
+    builderCheckpoint: json(r.builder_checkpoint) as BuilderCheckpoint | null,
+    executionLog: (json(r.execution_log) as ExecutionLogEntry[] | null) ?? [],
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -89,6 +91,8 @@ export class SqlProjectRepo implements ProjectRepo {
       builder_progress: null,
       next_col_no: input.columns.length + 1,
       saved_filters: null,
+      builder_checkpoint: null,
+      execution_log: null,
       created_at: now,
       updated_at: now,
       deleted_at: null,
@@ -188,16 +192,19 @@ export class SqlProjectRepo implements ProjectRepo {
     await this.db.updateTable('projects').set({ deleted_at: Date.now() }).where('pk', '=', pk).execute();
   }
 
-  async setBuilderState(pk: number, state: Pick<Project, 'builderStatus' | 'builderError' | 'builderProgress'>): Promise<void> {
-    await this.db
-      .updateTable('projects')
-      .set({
-        builder_status: state.builderStatus,
-        builder_error: state.builderError,
-        builder_progress: state.builderProgress ? JSON.stringify(state.builderProgress) : null,
-        updated_at: Date.now(),
-      })
-      .where('pk', '=', pk)
-      .execute();
+  async setBuilderState(pk: number, state: BuilderRunState): Promise<void> {
+    await this.db.updateTable('projects').set(builderStateValues(state)).where('pk', '=', pk).execute();
   }
+}
+
+/** The `projects` columns a builder state update writes (fields left undefined are not touched). */
+export function builderStateValues(state: BuilderRunState) {
+  return {
+    builder_status: state.builderStatus,
+    updated_at: Date.now(),
+    ...(state.builderError !== undefined ? { builder_error: state.builderError } : {}),
+    ...(state.builderProgress !== undefined ? { builder_progress: state.builderProgress ? JSON.stringify(state.builderProgress) : null } : {}),
+    ...(state.checkpoint !== undefined ? { builder_checkpoint: state.checkpoint ? JSON.stringify(state.checkpoint) : null } : {}),
+    ...(state.log !== undefined ? { execution_log: JSON.stringify(state.log) } : {}),
+  };
 }

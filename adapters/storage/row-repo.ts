@@ -1,8 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { Cell, CellStatus, Column, StoredRow } from '../../core/model.ts';
 import { cellKey } from '../../core/rows/cell-keys.ts';
-import type { RowPageQuery, RowRepo } from '../../core/storage.ts';
+import type { BuilderRunState, RowPageQuery, RowRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
+import { builderStateValues } from './project-repo.ts';
 import { filterColumns, filterSql, sortSql } from './row-filter-sql.ts';
 import { SeqAllocator } from './seq-allocator.ts';
 import type { CellKeyTable, Tables } from './tables.ts';
@@ -42,8 +43,11 @@ export class SqlRowRepo implements RowRepo {
     return this.database.dialect === 'mysql';
   }
 
-  async insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[]): Promise<number[]> {
-    if (rows.length === 0) return [];
+  async insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[], builderState?: BuilderRunState): Promise<number[]> {
+    if (rows.length === 0) {
+      if (builderState) await this.db.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
+      return [];
+    }
     const first = await this.seqs.take(rows.length);
     const now = Date.now();
     const seqs = rows.map((_, i) => first + i);
@@ -64,6 +68,7 @@ export class SqlRowRepo implements RowRepo {
       for (const part of chunks(rowValues, ROW_CHUNK)) await trx.insertInto('project_rows').values(part).execute();
       for (const part of chunks(keyValues, KEY_CHUNK)) await trx.insertInto('cell_keys').values(part).execute();
       await this.bumpCount(trx, projectPk, rows.length);
+      if (builderState) await trx.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
     });
     return seqs;
   }

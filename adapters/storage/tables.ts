@@ -45,6 +45,8 @@ export interface ProjectTable {
   builder_progress: string | null;
   next_col_no: number;
   saved_filters: string | null;
+  builder_checkpoint: string | null;
+  execution_log: string | null;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;

@@ -1,58 +1,136 @@
 import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
-import type { Cell } from '../model.ts';
-import type { PluginContext } from '../plugins/plugin-types.ts';
+import type { BuilderCheckpoint, Cell, Column, ExecutionLogEntry, Project } from '../model.ts';
+import type { BuilderPage, BuilderRunContext, BuiltRow } from '../plugins/plugin-types.ts';
 import { ProviderError } from '../plugins/provider-http.ts';
 import { insertRows } from '../services/row-insert.ts';
-import type { Job } from './queue.ts';
+import { type Job, type JobContext, retryableError } from './queue.ts';
+
+/** The log keeps its newest entries; a long run does not grow the project record without bound. */
+const LOG_LIMIT = 200;
+
+function toCells(rows: BuiltRow[], byName: Map<string, Column>): Record<number, Cell>[] {
+  return rows.map((row) => {
+    const out: Record<number, Cell> = {};
+    for (const [name, value] of Object.entries(row)) {
+      const col = byName.get(name);
+      if (col && col.type === 'input') out[col.no] = { v: value ?? null };
+    }
+    return out;
+  });
+}
+
+const asPage = (p: BuiltRow[] | BuilderPage): BuilderPage => (Array.isArray(p) ? { rows: p } : p);
 
 /**
- * Runs a project's builder: pages of rows from the plugin are written as they come, with progress
- * in `builder_status.progress`; the run ends `completed` or `failed` with a message a user can act on.
+ * Runs a project's builder: pages of rows from the plugin are written as they come, each page
+ * together with the run's checkpoint, so a run taken over after a crash resumes where the last
+ * page ended and never writes a row twice. Ends `completed` or `failed` with a message a user can
+ * act on; every step goes into `lead_gen_execution_log`.
  */
-export async function runBuilderJob(kernel: Kernel, job: Job): Promise<void> {
+export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext): Promise<void> {
   const { project_pk } = job.payload as { project_pk: number };
   const { projects } = kernel.storage;
   const project = await projects.getByPk(project_pk);
-  if (!project || !project.builderId || project.builderStatus !== 'queued') return; // gone, or already handled
+  // Gone (deleted), or already finished by an earlier delivery: nothing to do.
+  if (!project || !project.builderId || !['queued', 'running'].includes(project.builderStatus)) return;
   const builder = kernel.plugins.builder(project.builderId);
+  const logEntries: ExecutionLogEntry[] = [...project.executionLog];
+  const note = (entry: Omit<ExecutionLogEntry, 'at'>) => {
+    logEntries.push({ at: new Date().toISOString(), ...entry });
+    if (logEntries.length > LOG_LIMIT) logEntries.splice(0, logEntries.length - LOG_LIMIT);
+    return logEntries;
+  };
   if (!builder) {
-    await projects.setBuilderState(project.pk, { builderStatus: 'failed', builderError: `builder "${project.builderId}" is no longer installed`, builderProgress: null });
+    await projects.setBuilderState(project.pk, {
+      builderStatus: 'failed',
+      builderError: `builder "${project.builderId}" is no longer installed`,
+      log: note({ step: 'failed', message: `builder "${project.builderId}" is not installed`, attempt: job.attempt }),
+    });
     return;
   }
+
   const form = project.formData as Record<string, unknown>;
   const target = Math.min(builder.target(form), builder.maxRows);
-  let created = 0;
-  await projects.setBuilderState(project.pk, { builderStatus: 'running', builderError: null, builderProgress: { rows_created: 0, target } });
-  const columns = await projects.columns(project.pk);
-  const byName = new Map(columns.map((c) => [c.name, c]));
-  const ctx: PluginContext = {
+  const checkpoint: BuilderCheckpoint = project.builderCheckpoint ?? { rows_created: 0, pages: 0 };
+  const resuming = project.builderStatus === 'running' && checkpoint.pages > 0;
+  await projects.setBuilderState(project.pk, {
+    builderStatus: 'running',
+    builderError: null,
+    builderProgress: { rows_created: checkpoint.rows_created, target },
+    log: note(
+      resuming
+        ? { step: 'resumed', message: `resumed after ${checkpoint.rows_created} rows (attempt ${job.attempt})`, attempt: job.attempt, total_rows: checkpoint.rows_created }
+        : { step: 'started', message: `${builder.name}: aiming at ${target} rows`, attempt: job.attempt },
+    ),
+  });
+
+  const ctx: BuilderRunContext = {
     providerMode: kernel.config.providerMode,
     env: (name) => process.env[name],
-    signal: new AbortController().signal,
-    log: (message, fields) => log.info(message, { ...fields, job_id: job.id, plugin: builder.id }),
+    signal: jobCtx.signal,
+    log: (message, fields) => log.info(message, { ...fields, job_id: job.id, worker: jobCtx.workerId, plugin: builder.id }),
+    ...(resuming && checkpoint.cursor !== undefined ? { resume: { cursor: checkpoint.cursor } } : {}),
   };
+  // Without a plugin cursor, a resumed run replays the plugin and skips the rows already written.
+  let skip = resuming && checkpoint.cursor === undefined ? checkpoint.rows_created : 0;
+  let created = checkpoint.rows_created;
+  let pages = checkpoint.pages;
   try {
-    for await (const page of builder.run(form, ctx)) {
-      const room = builder.maxRows - created;
-      if (room <= 0) break;
-      const cells = page.slice(0, room).map((row) => {
-        const out: Record<number, Cell> = {};
-        for (const [name, value] of Object.entries(row)) {
-          const col = byName.get(name);
-          if (col) out[col.no] = { v: value ?? null };
-        }
-        return out;
+    for await (const raw of builder.run(form, ctx)) {
+      const page = asPage(raw);
+      let rows = page.rows;
+      if (skip > 0) {
+        const dropped = Math.min(skip, rows.length);
+        rows = rows.slice(dropped);
+        skip -= dropped;
+        if (rows.length === 0) continue;
+      }
+      rows = rows.slice(0, Math.max(0, builder.maxRows - created));
+      if (rows.length === 0) break;
+      const current = await projects.getByPk(project.pk);
+      if (!current) {
+        log.info('builder run stopped: project deleted', { job_id: job.id, worker: jobCtx.workerId });
+        return;
+      }
+      const columns = await projects.columns(project.pk);
+      pages += 1;
+      created += rows.length;
+      const next: BuilderCheckpoint = { rows_created: created, pages, ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) };
+      await insertRows(kernel, project.pk, columns, toCells(rows, new Map(columns.map((c) => [c.name, c]))), {
+        builderStatus: 'running',
+        builderProgress: { rows_created: created, target },
+        checkpoint: next,
+        log: note({ step: 'page', message: `page ${pages}: ${rows.length} rows written`, page: pages, rows: rows.length, total_rows: created }),
       });
-      await insertRows(kernel, project.pk, await projects.columns(project.pk), cells);
-      created += cells.length;
-      await projects.setBuilderState(project.pk, { builderStatus: 'running', builderError: null, builderProgress: { rows_created: created, target } });
     }
-    await projects.setBuilderState(project.pk, { builderStatus: 'completed', builderError: null, builderProgress: null });
-    log.info('builder run completed', { job_id: job.id, project_id: project.id, builder: builder.id, rows: created });
+    await projects.setBuilderState(project.pk, {
+      builderStatus: 'completed',
+      builderError: null,
+      builderProgress: null,
+      checkpoint: null,
+      log: note({ step: 'completed', message: `${created} rows in ${pages} pages`, total_rows: created }),
+    });
+    log.info('builder run completed', { job_id: job.id, worker: jobCtx.workerId, project_id: project.id, builder: builder.id, rows: created });
   } catch (e) {
-    const message = e instanceof ProviderError || e instanceof Error ? e.message : String(e);
-    await projects.setBuilderState(project.pk, { builderStatus: 'failed', builderError: message, builderProgress: { rows_created: created, target } });
-    log.warn('builder run failed', { job_id: job.id, project_id: project.id, builder: builder.id, error: message });
+    const message = e instanceof Error ? e.message : String(e);
+    const retryable = e instanceof ProviderError ? e.retryable : false;
+    if (retryable && job.attempt < kernel.config.jobMaxAttempts) {
+      // The checkpoint is already saved with the last page: the retry continues from there.
+      await projects.setBuilderState(project.pk, { builderStatus: 'running', log: note({ step: 'retry', message: `will retry: ${message}`, attempt: job.attempt, error: message }) });
+      throw retryableError(message);
+    }
+    await failRun(kernel, project, message, note({ step: 'failed', message: 'run failed', attempt: job.attempt, error: message, total_rows: created }), { rows_created: created, target });
+    log.warn('builder run failed', { job_id: job.id, worker: jobCtx.workerId, project_id: project.id, builder: builder.id, error: message });
   }
+}
+
+async function failRun(kernel: Kernel, project: Project, message: string, logEntries: ExecutionLogEntry[], progress: Project['builderProgress']): Promise<void> {
+  await kernel.storage.projects.setBuilderState(project.pk, {
+    builderStatus: 'failed',
+    builderError: message,
+    builderProgress: progress,
+    checkpoint: null,
+    log: logEntries,
+  });
 }

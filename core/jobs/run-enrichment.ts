@@ -7,7 +7,7 @@ import type { AnyTool, EnrichResult, PluginContext, ToolItem } from '../plugins/
 import { ProviderError } from '../plugins/provider-http.ts';
 import { isEmptyValue } from '../rows/cell-keys.ts';
 import { enqueueEnrichment } from '../services/row-insert.ts';
-import type { Job } from './queue.ts';
+import { type Job, type JobContext, retryableError } from './queue.ts';
 
 /** Statuses of a cell whose value is not known yet; a column that reads it waits. */
 const UNSETTLED: CellStatus[] = ['pending', 'queued', 'running'];
@@ -16,11 +16,6 @@ export interface EnrichPayload {
   project_pk: number;
   col_no: number;
   seqs: number[];
-}
-
-/** A failure worth another attempt of the whole job (a provider 429/5xx or timeout). */
-export class RetryableJobError extends Error {
-  readonly retryable = true;
 }
 
 function rowValues(columns: Column[], row: StoredRow): Record<string, unknown> {
@@ -45,7 +40,7 @@ async function runTool(tool: AnyTool, items: ToolItem<Record<string, unknown>>[]
  * Fills one tool column for a batch of rows. Idempotent: only cells still `queued` (or `running`,
  * left by a worker that died) are taken; a redelivered job finds them settled and does nothing.
  */
-export async function runEnrichmentJob(kernel: Kernel, job: Job, maxAttempts = 5): Promise<void> {
+export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobContext, maxAttempts = kernel.config.jobMaxAttempts): Promise<void> {
   const { project_pk, col_no, seqs } = job.payload as EnrichPayload;
   const { projects, rows } = kernel.storage;
   const project = await projects.getByPk(project_pk);
@@ -86,8 +81,8 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, maxAttempts = 5
   const ctx: PluginContext = {
     providerMode: kernel.config.providerMode,
     env: (name) => process.env[name],
-    signal: new AbortController().signal,
-    log: (message, fields) => log.info(message, { ...fields, job_id: job.id, column: column.id }),
+    signal: jobCtx.signal,
+    log: (message, fields) => log.info(message, { ...fields, job_id: job.id, worker: jobCtx.workerId, column: column.id }),
   };
   const lastAttempt = job.attempt >= maxAttempts;
   for (const [i, step] of steps.entries()) {
@@ -120,7 +115,7 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, maxAttempts = 5
       if (retryable && !lastAttempt) {
         // Hand the cells back so the retry (or another worker) can claim them.
         await rows.moveStatus(project_pk, col_no, ['running'], 'queued', claimed);
-        throw new RetryableJobError(message);
+        throw retryableError(message);
       }
       results = items.map(() => ({ status: 'error', error: message, retryable }) as EnrichResult);
     }

@@ -14,6 +14,20 @@ export interface PluginContext {
 /** A row produced by a builder: input column name → value. */
 export type BuiltRow = Record<string, unknown>;
 
+/** A page of rows with the plugin's resume point after it (e.g. the provider's next page token). */
+export interface BuilderPage {
+  rows: BuiltRow[];
+  cursor?: unknown;
+}
+
+export interface BuilderRunContext extends PluginContext {
+  /**
+   * Set when a run is taken over after a crash: the cursor of the last page written. A plugin that
+   * yields cursors continues after it; otherwise the host skips the rows it already has.
+   */
+  resume?: { cursor: unknown };
+}
+
 /** Fields every plugin shares. */
 export interface PluginBase<S extends TObject = TObject> {
   /** Stable public slug (`a-z`, `0-9`, `_`). Never change it once published. */
@@ -44,8 +58,8 @@ export interface BuilderPlugin<S extends TObject = TObject> extends PluginBase<S
   projectName(form: Static<S>): string;
   /** Rows the run aims at (for progress and credit reservation). */
   target(form: Static<S>): number;
-  /** Yields pages of rows; the host writes each page before asking for the next. */
-  run(form: Static<S>, ctx: PluginContext): AsyncIterable<BuiltRow[]>;
+  /** Yields pages of rows; the host writes each page (with its cursor) before asking for the next. */
+  run(form: Static<S>, ctx: BuilderRunContext): AsyncIterable<BuiltRow[] | BuilderPage>;
 }
 
 export type AnyBuilder = BuilderPlugin<TObject>;

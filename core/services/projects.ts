@@ -94,8 +94,9 @@ export async function projectDetails(kernel: Kernel, project: Project) {
     builder_status: {
       type: project.builderStatus,
       error_message: project.builderError,
-      ...(project.builderProgress ? { progress: project.builderProgress } : {}),
+      ...(project.builderProgress && ['queued', 'running'].includes(project.builderStatus) ? { progress: project.builderProgress } : {}),
     },
+    ...(project.builderId ? { lead_gen_execution_log: project.executionLog } : {}),
     createdAt: iso(project.createdAt),
     updatedAt: iso(project.updatedAt),
   };

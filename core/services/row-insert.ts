@@ -1,5 +1,6 @@
 import type { Kernel } from '../kernel.ts';
 import type { Cell, Column } from '../model.ts';
+import type { BuilderRunState } from '../storage.ts';
 
 export const ENRICH_JOB = 'enrich.batch';
 /** Rows per enrichment job; the job calls the plugin in its own `batchSize` chunks. */
@@ -16,10 +17,16 @@ export async function enqueueEnrichment(kernel: Kernel, projectPk: number, colNo
  * Inserts rows (input cells given) and starts their auto-run tool columns: those cells are written
  * `queued` with the rows, then one job per column picks them up.
  */
-export async function insertRows(kernel: Kernel, projectPk: number, columns: Column[], rows: Record<number, Cell>[]): Promise<number[]> {
+export async function insertRows(
+  kernel: Kernel,
+  projectPk: number,
+  columns: Column[],
+  rows: Record<number, Cell>[],
+  builderState?: BuilderRunState,
+): Promise<number[]> {
   const auto = columns.filter((c) => c.type === 'tool' && c.autoRun);
   for (const cells of rows) for (const c of auto) cells[c.no] = { v: null, s: 'queued' };
-  const seqs = await kernel.storage.rows.insert(projectPk, columns, rows);
+  const seqs = await kernel.storage.rows.insert(projectPk, columns, rows, builderState);
   for (const c of auto) await enqueueEnrichment(kernel, projectPk, c.no, seqs);
   return seqs;
 }

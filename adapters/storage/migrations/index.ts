@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely/migration';
 import type { SqlDialectName } from '../database.ts';
 import { initialSchema } from './001-initial.ts';
 import { columnsAndFilters } from './002-columns-and-filters.ts';
+import { builderCheckpoints } from './004-builder-checkpoints.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(dialect: SqlDialectName): MigrationProvider {
@@ -10,6 +11,7 @@ export function migrationProvider(dialect: SqlDialectName): MigrationProvider {
       return {
         '001-initial': initialSchema(dialect),
         '002-columns-and-filters': columnsAndFilters(),
+        '004-builder-checkpoints': builderCheckpoints(),
       };
     },
   };

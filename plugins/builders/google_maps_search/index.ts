@@ -66,8 +66,10 @@ export default defineBuilder({
     }
     const key = requireEnv(ctx, 'GOOGLE_MAPS_API_KEY');
     const base = ctx.env('GOOGLE_MAPS_BASE_URL') ?? 'https://places.googleapis.com';
-    let pageToken: string | undefined;
-    let produced = 0;
+    // Resume after a crash from the page token saved with the last page written.
+    const resume = ctx.resume?.cursor as { pageToken: string; produced: number } | undefined;
+    let pageToken: string | undefined = resume?.pageToken;
+    let produced = resume?.produced ?? 0;
     do {
       const body: Record<string, unknown> = { textQuery: form.query, pageSize: Math.min(20, form.max_results - produced) };
       if (pageToken) body.pageToken = pageToken;
@@ -82,8 +84,9 @@ export default defineBuilder({
       })) as { places?: Place[]; nextPageToken?: string };
       const places = (data.places ?? []).slice(0, form.max_results - produced);
       produced += places.length;
+      pageToken = places.length ? data.nextPageToken : undefined;
       if (places.length) {
-        yield places.map((p) => ({
+        const rows = places.map((p) => ({
           Name: p.displayName?.text ?? null,
           Address: p.formattedAddress ?? null,
           Phone: p.internationalPhoneNumber ?? null,
@@ -93,8 +96,8 @@ export default defineBuilder({
           Category: p.primaryTypeDisplayName?.text ?? null,
           'Google Maps URL': p.googleMapsUri ?? null,
         }));
+        yield { rows, cursor: pageToken ? { pageToken, produced } : undefined };
       }
-      pageToken = places.length ? data.nextPageToken : undefined;
     } while (pageToken && produced < form.max_results);
   },
 });
