@@ -1,5 +1,6 @@
 import type { Config } from './config.ts';
 import type { JobQueue } from './jobs/queue.ts';
+import type { RateLimiter } from './jobs/rate-limiter.ts';
 import type { PluginRegistry } from './plugins/registry.ts';
 import type { Storage } from './storage.ts';
 
@@ -9,4 +10,6 @@ export interface Kernel {
   storage: Storage;
   plugins: PluginRegistry;
   queue: JobQueue;
+  /** Per-provider request budgets (shared through Redis when REDIS_URL is set). */
+  rateLimiter: RateLimiter;
 }

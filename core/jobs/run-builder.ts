@@ -5,6 +5,7 @@ import type { BuilderPage, BuilderRunContext, BuiltRow } from '../plugins/plugin
 import { ProviderError } from '../plugins/provider-http.ts';
 import { insertRows } from '../services/row-insert.ts';
 import { type Job, type JobContext, retryableError } from './queue.ts';
+import { awaitProviderBudget } from './rate-limiter.ts';
 
 /** The log keeps its newest entries; a long run does not grow the project record without bound. */
 const LOG_LIMIT = 200;
@@ -77,6 +78,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
   let created = checkpoint.rows_created;
   let pages = checkpoint.pages;
   try {
+    await awaitProviderBudget(kernel.rateLimiter, builder, ctx.providerMode, ctx.signal);
     for await (const raw of builder.run(form, ctx)) {
       const page = asPage(raw);
       let rows = page.rows;
@@ -103,6 +105,8 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
         checkpoint: next,
         log: note({ step: 'page', message: `page ${pages}: ${rows.length} rows written`, page: pages, rows: rows.length, total_rows: created }),
       });
+      // The plugin fetches its next page when asked for it: spend the provider budget first.
+      await awaitProviderBudget(kernel.rateLimiter, builder, ctx.providerMode, ctx.signal);
     }
     await projects.setBuilderState(project.pk, {
       builderStatus: 'completed',

@@ -8,6 +8,7 @@ import { ProviderError } from '../plugins/provider-http.ts';
 import { isEmptyValue } from '../rows/cell-keys.ts';
 import { enqueueEnrichment } from '../services/row-insert.ts';
 import { type Job, type JobContext, retryableError } from './queue.ts';
+import { awaitProviderBudget } from './rate-limiter.ts';
 
 /** Statuses of a cell whose value is not known yet; a column that reads it waits. */
 const UNSETTLED: CellStatus[] = ['pending', 'queued', 'running'];
@@ -24,11 +25,12 @@ function rowValues(columns: Column[], row: StoredRow): Record<string, unknown> {
   return out;
 }
 
-/** Runs one step's tool over the items, in the tool's batch size. */
-async function runTool(tool: AnyTool, items: ToolItem<Record<string, unknown>>[], ctx: PluginContext): Promise<EnrichResult[]> {
+/** Runs one step's tool over the items, in the tool's batch size, within its provider's rate limit. */
+async function runTool(kernel: Kernel, tool: AnyTool, items: ToolItem<Record<string, unknown>>[], ctx: PluginContext): Promise<EnrichResult[]> {
   const out: EnrichResult[] = [];
   for (let i = 0; i < items.length; i += tool.batchSize) {
     const batch = items.slice(i, i + tool.batchSize);
+    await awaitProviderBudget(kernel.rateLimiter, tool, ctx.providerMode, ctx.signal);
     const results = await tool.enrich(batch, ctx);
     if (results.length !== batch.length) throw new Error(`tool ${tool.id} returned ${results.length} results for ${batch.length} rows`);
     out.push(...results);
@@ -108,7 +110,7 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
     }
     let results: EnrichResult[];
     try {
-      results = await runTool(tool, items, ctx);
+      results = await runTool(kernel, tool, items, ctx);
     } catch (e) {
       const retryable = e instanceof ProviderError ? e.retryable : false;
       const message = (e as Error).message;

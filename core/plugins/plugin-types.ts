@@ -28,6 +28,16 @@ export interface BuilderRunContext extends PluginContext {
   resume?: { cursor: unknown };
 }
 
+export interface ProviderNeeds {
+  /** Provider name shared by plugins that spend one budget (e.g. "apollo"); defaults to the plugin id. */
+  id?: string;
+  /** Credentials and base URLs it reads, by env var name. Live mode without them fails the run. */
+  requiredEnv: string[];
+  optionalEnv?: string[];
+  /** Requests per second and burst for the whole deployment; one token per builder page or enrich batch. */
+  rateLimit?: { perSecond: number; burst?: number };
+}
+
 /** Fields every plugin shares. */
 export interface PluginBase<S extends TObject = TObject> {
   /** Stable public slug (`a-z`, `0-9`, `_`). Never change it once published. */
@@ -42,8 +52,8 @@ export interface PluginBase<S extends TObject = TObject> {
   legacyIds: string[];
   /** The form (builder) or column config (tool). Drives validation, the catalog, OpenAPI and MCP. */
   input: S;
-  /** Credentials and base URLs it reads, by env var name. Live mode without them fails the run. */
-  provider?: { requiredEnv: string[]; optionalEnv?: string[] };
+  /** The provider it calls. The host enforces the rate limit (shared by all workers), not the plugin. */
+  provider?: ProviderNeeds;
   /** Credits charged per unit (a row for builders). */
   cost: { credits: number; per: 'row' | 'result' | 'attempt' };
 }

@@ -34,7 +34,7 @@ export default defineBuilder({
     },
     { additionalProperties: false },
   ),
-  provider: { requiredEnv: ['GOOGLE_MAPS_API_KEY'], optionalEnv: ['GOOGLE_MAPS_BASE_URL'] },
+  provider: { id: 'google_maps', requiredEnv: ['GOOGLE_MAPS_API_KEY'], optionalEnv: ['GOOGLE_MAPS_BASE_URL'], rateLimit: { perSecond: 10, burst: 10 } },
   cost: { credits: 1, per: 'row' },
   maxRows: MAX_RESULTS,
   columns: () => COLUMNS,

@@ -60,7 +60,7 @@ export default defineBuilder({
     },
     { additionalProperties: false },
   ),
-  provider: { requiredEnv: ['APOLLO_API_KEY'], optionalEnv: ['APOLLO_BASE_URL'] },
+  provider: { id: 'apollo', requiredEnv: ['APOLLO_API_KEY'], optionalEnv: ['APOLLO_BASE_URL'], rateLimit: { perSecond: 5, burst: 10 } },
   cost: { credits: 1, per: 'row' },
   maxRows: MAX_RESULTS,
   columns: () => COLUMNS,

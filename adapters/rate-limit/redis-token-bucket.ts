@@ -1,0 +1,44 @@
+import type { Redis } from 'ioredis';
+import { type RateLimiter, type RateRule, sleep } from '../../core/jobs/rate-limiter.ts';
+
+/**
+ * One token bucket per key in Redis, taken atomically by a Lua script that reads Redis's own clock,
+ * so every worker process shares the budget whatever their clocks say. Returns the ms to wait.
+ */
+const TAKE = `
+local key = KEYS[1]
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local state = redis.call('HMGET', key, 'tokens', 'at')
+local tokens = tonumber(state[1]) or burst
+local at = tonumber(state[2]) or now
+tokens = math.min(burst, tokens + (now - at) / 1000 * rate)
+local wait = 0
+if tokens >= 1 then tokens = tokens - 1 else wait = math.ceil((1 - tokens) / rate * 1000) end
+redis.call('HSET', key, 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('PEXPIRE', key, math.ceil(burst / rate * 1000) + 60000)
+return wait
+`;
+
+export class RedisRateLimiter implements RateLimiter {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'wfs:rate',
+  ) {
+    redis.defineCommand('wfsTakeToken', { numberOfKeys: 1, lua: TAKE });
+  }
+
+  async acquire(key: string, rule: RateRule, signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      const wait = Number(await (this.redis as unknown as { wfsTakeToken(k: string, r: number, b: number): Promise<number> }).wfsTakeToken(`${this.prefix}:${key}`, rule.perSecond, rule.burst));
+      if (wait === 0) return;
+      await sleep(wait, signal);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}

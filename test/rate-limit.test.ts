@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Redis } from 'ioredis';
+import { InMemoryRateLimiter } from '../adapters/rate-limit/in-memory.ts';
+import { RedisRateLimiter } from '../adapters/rate-limit/redis-token-bucket.ts';
+import { type RateLimiter, takeToken } from '../core/jobs/rate-limiter.ts';
+import { freshPrefix, type RedisServer, startRedis } from './support/redis.ts';
+
+describe('token bucket arithmetic', () => {
+  test('a full bucket gives `burst` tokens at once, then one per 1/perSecond', () => {
+    const rule = { perSecond: 10, burst: 2 };
+    let s = takeToken(undefined, rule, 0);
+    expect(s.waitMs).toBe(0);
+    s = takeToken(s.state, rule, 0);
+    expect(s.waitMs).toBe(0);
+    s = takeToken(s.state, rule, 0);
+    expect(s.waitMs).toBe(100);
+    expect(takeToken(s.state, rule, 100).waitMs).toBe(0);
+  });
+
+  test('an idle bucket refills only up to burst', () => {
+    const rule = { perSecond: 10, burst: 3 };
+    const s = takeToken({ tokens: 0, at: 0 }, rule, 60_000);
+    expect(s.state.tokens).toBe(2);
+  });
+});
+
+let redis: RedisServer;
+const clients: Redis[] = [];
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  for (const c of clients) c.disconnect();
+  await redis.stop();
+});
+
+function redisLimiter(prefix: string): RateLimiter {
+  const c = new Redis(redis.url);
+  clients.push(c);
+  return new RedisRateLimiter(c, prefix);
+}
+
+async function timeTokens(limiters: RateLimiter[], key: string, n: number): Promise<number> {
+  const rule = { perSecond: 20, burst: 5 };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: n }, (_, i) => (limiters[i % limiters.length] as RateLimiter).acquire(key, rule)));
+  return performance.now() - start;
+}
+
+describe.each(['in-memory', 'redis'] as const)('%s rate limiter', (kind) => {
+  test('15 requests at 20/s with a burst of 5 take about half a second', async () => {
+    const limiter = kind === 'redis' ? redisLimiter(freshPrefix('rate')) : new InMemoryRateLimiter();
+    const ms = await timeTokens([limiter], 'provider:test', 15);
+    expect(ms).toBeGreaterThanOrEqual(450);
+    expect(ms).toBeLessThan(1500);
+  });
+
+  test('an aborted wait rejects at once', async () => {
+    const limiter = kind === 'redis' ? redisLimiter(freshPrefix('rate')) : new InMemoryRateLimiter();
+    const rule = { perSecond: 0.1, burst: 1 };
+    await limiter.acquire('k', rule);
+    const controller = new AbortController();
+    const waiting = limiter.acquire('k', rule, controller.signal);
+    controller.abort(new Error('stop'));
+    await expect(waiting).rejects.toThrow('stop');
+  });
+});
+
+test('two processes sharing one Redis share one budget', async () => {
+  const prefix = freshPrefix('rate');
+  const ms = await timeTokens([redisLimiter(prefix), redisLimiter(prefix)], 'provider:shared', 15);
+  // Two separate budgets would finish in ~250 ms; one shared budget needs ~500 ms.
+  expect(ms).toBeGreaterThanOrEqual(450);
+});
