@@ -25,25 +25,62 @@ function like(expr: RawBuilder<unknown>, pattern: string): RawBuilder<boolean> {
   return sql<boolean>`${expr} LIKE ${pattern} ESCAPE '!'`;
 }
 
+/**
+ * Trailing spaces count, in both dialects. MySQL/MariaDB `_bin` collations are PAD SPACE: there
+ * 'acme' = 'acme ' and 'acme ' > 'acme' is false, while SQLite (and LIKE everywhere) compare every
+ * character. Where `=` holds, comparing lengths too settles it: LENGTH counts bytes in MySQL and
+ * characters in SQLite, the same unit on both sides of one comparison.
+ */
+function sameLength(expr: RawBuilder<unknown>, text: string, op: '=' | '>' | '>=' | '<' | '<=' = '='): RawBuilder<boolean> {
+  return sql<boolean>`LENGTH(${expr}) ${sql.raw(op)} LENGTH(${text})`;
+}
+
+/** Exact text equality (see sameLength). */
+function sameText(expr: RawBuilder<unknown>, text: string): RawBuilder<boolean> {
+  return sql<boolean>`(${expr} = ${text} AND ${sameLength(expr, text)})`;
+}
+
 /** Text equality that can use the (project, column, is_empty, text_key) index for short needles. */
 function textEquals(a: string, text: string): RawBuilder<boolean> {
-  if (text.length <= TEXT_KEY_CHARS) return sql<boolean>`(${col(a, 'text_key')} = ${text} AND ${col(a, 'text_full')} IS NULL)`;
-  return sql<boolean>`${col(a, 'text_full')} = ${text}`;
+  if (text.length <= TEXT_KEY_CHARS) return sql<boolean>`(${sameText(col(a, 'text_key'), text)} AND ${col(a, 'text_full')} IS NULL)`;
+  return sameText(col(a, 'text_full'), text);
 }
 
 function list(texts: string[]): RawBuilder<unknown> {
   return sql`(${sql.join(texts)})`;
 }
 
+/**
+ * `expr` is exactly one of `texts`. Needles without a trailing space go in one IN list (exact once
+ * the text itself does not end in a space, see sameLength); the rare ones with one are checked apart.
+ */
+function inList(expr: RawBuilder<unknown>, texts: string[]): RawBuilder<boolean> {
+  const plain = texts.filter((t) => !t.endsWith(' '));
+  const spaced = texts.filter((t) => t.endsWith(' '));
+  const parts: RawBuilder<boolean>[] = [];
+  if (plain.length) parts.push(sql<boolean>`(${expr} IN ${list(plain)} AND ${expr} NOT LIKE '% ')`);
+  for (const t of spaced) parts.push(sameText(expr, t));
+  if (parts.length === 0) return FALSE;
+  return sql<boolean>`(${sql.join(parts, sql.raw(' OR '))})`;
+}
+
+/** Text order with trailing spaces counted (see sameLength): "acme" < "acme ". */
+function textCompare(expr: RawBuilder<unknown>, op: 'gt' | 'gte' | 'lt' | 'lte', text: string): RawBuilder<boolean> {
+  const strict = sql.raw(op.startsWith('g') ? '>' : '<');
+  const len = ({ gt: '>', gte: '>=', lt: '<', lte: '<=' } as const)[op];
+  return sql<boolean>`(${expr} ${strict} ${text} OR (${expr} = ${text} AND ${sameLength(expr, text, len)}))`;
+}
+
 function statusRule(a: string, op: FilterNode & { kind: 'rule' }): RawBuilder<boolean> {
   const s = col(a, 'status');
   const arg = op.arg;
   const text = arg.kind === 'text' ? arg.text : arg.kind === 'number' ? String(arg.num) : '';
+  const texts = arg.kind === 'list' ? arg.texts : [];
   switch (op.op) {
-    case 'eq': return sql<boolean>`${s} = ${text}`;
-    case 'neq': return sql<boolean>`${s} <> ${text}`;
-    case 'in': return sql<boolean>`${s} IN ${list((arg as { texts: string[] }).texts)}`;
-    case 'not_in': return sql<boolean>`${s} NOT IN ${list((arg as { texts: string[] }).texts)}`;
+    case 'eq': return sameText(s, text);
+    case 'neq': return sql<boolean>`NOT ${sameText(s, text)}`;
+    case 'in': return inList(s, texts);
+    case 'not_in': return sql<boolean>`NOT ${inList(s, texts)}`;
     case 'contains': return like(s, `%${likeEscape(text)}%`);
     case 'not_contains': return sql<boolean>`NOT ${like(s, `%${likeEscape(text)}%`)}`;
     case 'starts_with': return like(s, `${likeEscape(text)}%`);
@@ -61,7 +98,7 @@ function compare(a: string, op: 'gt' | 'gte' | 'lt' | 'lte', arg: RuleArg): RawB
   const sym = sql.raw({ gt: '>', gte: '>=', lt: '<', lte: '<=' }[op]);
   if (arg.kind === 'number') return sql<boolean>`${col(a, 'num_key')} ${sym} ${arg.num}`;
   const text = arg.kind === 'text' ? arg.text : '';
-  return sql<boolean>`(${col(a, 'is_empty')} = 0 AND ${fullText(a)} ${sym} ${text})`;
+  return sql<boolean>`(${col(a, 'is_empty')} = 0 AND ${textCompare(fullText(a), op, text)})`;
 }
 
 function valueRule(a: string, rule: FilterNode & { kind: 'rule' }): RawBuilder<boolean> {
@@ -76,7 +113,7 @@ function valueRule(a: string, rule: FilterNode & { kind: 'rule' }): RawBuilder<b
     case 'neq':
       return arg.kind === 'number'
         ? sql<boolean>`(${col(a, 'num_key')} IS NULL OR ${col(a, 'num_key')} <> ${arg.num})`
-        : sql<boolean>`(${empty} OR ${fullText(a)} <> ${text})`;
+        : sql<boolean>`(${empty} OR NOT ${sameText(fullText(a), text)})`;
     case 'contains':
       return sql<boolean>`(${like(col(a, 'text_key'), `%${likeEscape(text)}%`)} OR (${col(a, 'text_full')} IS NOT NULL AND ${like(col(a, 'text_full'), `%${likeEscape(text)}%`)}))`;
     case 'not_contains':
@@ -88,9 +125,9 @@ function valueRule(a: string, rule: FilterNode & { kind: 'rule' }): RawBuilder<b
     case 'ends_with':
       return like(fullText(a), `%${likeEscape(text)}`);
     case 'in':
-      return sql<boolean>`${fullText(a)} IN ${list(arg.kind === 'list' ? arg.texts : [])}`;
+      return inList(fullText(a), arg.kind === 'list' ? arg.texts : []);
     case 'not_in':
-      return sql<boolean>`(${empty} OR ${fullText(a)} NOT IN ${list(arg.kind === 'list' ? arg.texts : [])})`;
+      return sql<boolean>`(${empty} OR NOT ${inList(fullText(a), arg.kind === 'list' ? arg.texts : [])})`;
     case 'gt':
     case 'gte':
     case 'lt':

@@ -42,8 +42,13 @@ export function displayText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Case-insensitive comparisons run on lower-cased text in both dialects (byte-wise collation). */
-export const foldCase = (s: string): string => s.toLowerCase();
+/**
+ * Case-insensitive comparisons run on folded text in both dialects (byte-wise collation): lower
+ * case, then NFC, so a letter typed composed ("ü") and one stored decomposed ("u" + U+0308) are the
+ * same text; the Greek final sigma folds to σ, as in Unicode case folding ("ΠΡΟΣ" finds "προσφορα").
+ * Cell keys and filter values go through this one function.
+ */
+export const foldCase = (s: string): string => s.toLowerCase().normalize('NFC').replace(/ς/g, 'σ');
 
 /** The first TEXT_KEY_CHARS UTF-16 units, never splitting a surrogate pair. */
 function safePrefix(text: string): string {

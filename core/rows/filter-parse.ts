@@ -25,6 +25,12 @@ const GROUP_KEYS = new Set(['type', 'rules']);
 const RULE_KEYS = new Set(['col_id', 'operator', 'value', 'field']);
 const MAX_DEPTH = 8;
 const MAX_RULES = 100;
+/**
+ * Storage joins one key table per column a listing reads: MySQL stops at 61 tables in a join and
+ * SQLite at 64. 48 filter columns plus at most 8 sort columns stay under both.
+ */
+export const MAX_FILTER_COLUMNS = 48;
+const MAX_SORT_RULES = 8;
 
 function bad(param: string, errors: FieldError[]): ServiceError {
   return new ServiceError('validation_error', {
@@ -105,6 +111,7 @@ export function checkFilterGroups(input: unknown, columns: Column[], param = 'fi
   const byId = new Map(columns.map((c) => [c.id, c]));
   const errors: FieldError[] = [];
   let ruleCount = 0;
+  const colNos = new Set<number>();
 
   const node = (v: unknown, path: string, depth: number): FilterNode | null => {
     if (!isPlainObject(v)) {
@@ -135,6 +142,7 @@ export function checkFilterGroups(input: unknown, columns: Column[], param = 'fi
     if (field !== 'value' && field !== 'status') errors.push({ path: `${path}.field`, message: 'must be "value" or "status"' });
     if (!col || !OPERATORS.includes(op) || (field !== 'value' && field !== 'status')) return null;
     const arg = ruleArg(op, v.value, path, errors);
+    colNos.add(col.no);
     return { kind: 'rule', colNo: col.no, field, op, arg };
   };
 
@@ -149,6 +157,8 @@ export function checkFilterGroups(input: unknown, columns: Column[], param = 'fi
     })
     .filter((g): g is FilterNode => g !== null);
   if (ruleCount > MAX_RULES) errors.push({ path: param, message: `at most ${MAX_RULES} rules` });
+  if (colNos.size > MAX_FILTER_COLUMNS)
+    errors.push({ path: param, message: `reads ${colNos.size} columns; a filter may read at most ${MAX_FILTER_COLUMNS} different columns` });
   if (errors.length) throw bad(param, errors);
   if (groups.length === 0) return null;
   return { kind: 'group', type: 'and', rules: groups };
@@ -175,7 +185,7 @@ export function parseSortRules(raw: string | undefined, columns: Column[], param
       errors.push({ path: `${path}.sort_as_number`, message: 'must be a boolean' });
     if (col) specs.push({ colNo: col.no, desc: direction === 'desc', numeric: r.sort_as_number === true });
   });
-  if (specs.length > 8) errors.push({ path: param, message: 'at most 8 sort rules' });
+  if (input.length > MAX_SORT_RULES) errors.push({ path: param, message: `at most ${MAX_SORT_RULES} sort rules` });
   if (errors.length) throw bad(param, errors);
   return specs;
 }
