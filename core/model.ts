@@ -23,6 +23,8 @@ export interface Column {
   runCondition: string | null;
   /** Ordered steps that produce the same field; the first valid result wins. */
   waterfall: WaterfallStep[] | null;
+  /** A waterfall stops before a step that would take a row's spend past this. */
+  maxCreditsPerRow: number | null;
   position: number;
 }
 

@@ -1,3 +1,5 @@
+import type { CreditRepo } from './credits/credit-types.ts';
+import type { IcpDefinition } from './icp/definition.ts';
 import type { FilterNode, SortSpec } from './rows/filter-parse.ts';
 import type { BuilderCheckpoint, Cell, CellStatus, Column, ExecutionLogEntry, Project, StoredRow, WaterfallStep, Workspace } from './model.ts';
 
@@ -31,6 +33,7 @@ export interface NewColumn {
   autoRun?: boolean;
   runCondition?: string | null;
   waterfall?: WaterfallStep[] | null;
+  maxCreditsPerRow?: number | null;
 }
 
 export interface ProjectListQuery {
@@ -42,6 +45,8 @@ export interface ProjectListQuery {
 
 export interface ProjectRepo {
   create(input: {
+    /** A chosen public id (e.g. one already named in a credit reservation); generated when absent. */
+    id?: string;
     workspaceId: string;
     creatorId: string;
     name: string;
@@ -102,10 +107,47 @@ export interface RowRepo {
   getMany(projectPk: number, seqs: number[], toolCols?: number[]): Promise<StoredRow[]>;
 }
 
+/** A workspace's named Ideal Customer Profile. */
+export interface IcpRecord {
+  id: string;
+  workspaceId: string;
+  name: string;
+  definition: IcpDefinition;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** ICPs, always scoped to a workspace: another workspace's id reads as missing. */
+export interface IcpRepo {
+  create(input: { workspaceId: string; name: string; definition: IcpDefinition }): Promise<IcpRecord>;
+  get(workspaceId: string, id: string): Promise<IcpRecord | undefined>;
+  /** Oldest first. */
+  list(workspaceId: string): Promise<IcpRecord[]>;
+  /** The updated ICP, or undefined when it is not one of this workspace's. */
+  update(workspaceId: string, id: string, patch: { name?: string; definition?: IcpDefinition }): Promise<IcpRecord | undefined>;
+  delete(workspaceId: string, id: string): Promise<boolean>;
+}
+
+/** OAuth subjects linked to workspaces (`bun run admin oauth:link`), for tokens without a workspace_id claim. */
+export interface OAuthIdentityRepo {
+  link(input: { issuer: string; subject: string; workspaceId: string }): Promise<void>;
+  workspaceFor(issuer: string, subject: string): Promise<string | undefined>;
+}
+
+/** Results of paid lookups by the tool's cache key (a cached result costs nothing). */
+export interface EnrichmentCache {
+  getMany(keys: string[]): Promise<Map<string, unknown>>;
+  putMany(entries: { key: string; value: unknown }[], ttlMs: number): Promise<void>;
+}
+
 export interface Storage {
   workspaces: WorkspaceRepo;
+  credits: CreditRepo;
+  cache: EnrichmentCache;
   projects: ProjectRepo;
   rows: RowRepo;
+  icps: IcpRepo;
+  oauthIdentities: OAuthIdentityRepo;
   /** Liveness of the database, for health checks. */
   ping(): Promise<void>;
   close(): Promise<void>;

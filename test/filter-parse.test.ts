@@ -16,6 +16,7 @@ const column = (no: number, name: string): Column => ({
   autoRun: false,
   runCondition: null,
   waterfall: null,
+  maxCreditsPerRow: null,
   position: no,
 });
 const NAME = column(1, 'Name');

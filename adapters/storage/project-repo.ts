@@ -40,6 +40,7 @@ function toColumn(r: ColumnTable): Column {
     autoRun: Boolean(r.auto_run),
     runCondition: r.run_condition,
     waterfall: json(r.waterfall) as WaterfallStep[] | null,
+    maxCreditsPerRow: r.max_credits_per_row === null ? null : Number(r.max_credits_per_row),
     position: Number(r.position),
   };
 }
@@ -56,6 +57,7 @@ function columnRecord(projectPk: number, colNo: number, c: NewColumn, position: 
     auto_run: c.autoRun ? 1 : 0,
     run_condition: c.runCondition ?? null,
     waterfall: c.waterfall ? JSON.stringify(c.waterfall) : null,
+    max_credits_per_row: c.maxCreditsPerRow ?? null,
     position,
     created_at: now,
     deleted_at: null,
@@ -70,6 +72,7 @@ export class SqlProjectRepo implements ProjectRepo {
   }
 
   async create(input: {
+    id?: string;
     workspaceId: string;
     creatorId: string;
     name: string;
@@ -79,7 +82,7 @@ export class SqlProjectRepo implements ProjectRepo {
   }): Promise<Project> {
     const now = Date.now();
     const values = {
-      id: newId(),
+      id: input.id ?? newId(),
       workspace_id: input.workspaceId,
       creator_id: input.creatorId,
       name: input.name,

@@ -1,6 +1,10 @@
 import { sql } from 'kysely';
 import type { Storage } from '../../core/storage.ts';
 import { type Database, migrateToLatest, openDatabase } from './database.ts';
+import { SqlIcpRepo } from './icp-repo.ts';
+import { SqlOAuthIdentityRepo } from './oauth-identity-repo.ts';
+import { SqlEnrichmentCache } from './cache-repo.ts';
+import { SqlCreditRepo } from './credit-repo.ts';
 import { SqlProjectRepo } from './project-repo.ts';
 import { SqlRowRepo } from './row-repo.ts';
 import { SqlWorkspaceRepo } from './workspace-repo.ts';
@@ -13,11 +17,16 @@ export interface SqlStorage extends Storage {
 export async function openStorage(url: string, options: { migrate?: boolean; poolSize?: number } = {}): Promise<SqlStorage> {
   const database = openDatabase(url, options);
   if (options.migrate !== false) await migrateToLatest(database);
+  const credits = new SqlCreditRepo(database);
   return {
     database,
-    workspaces: new SqlWorkspaceRepo(database),
+    workspaces: new SqlWorkspaceRepo(database, credits),
+    credits,
+    cache: new SqlEnrichmentCache(database),
     projects: new SqlProjectRepo(database),
     rows: new SqlRowRepo(database),
+    icps: new SqlIcpRepo(database),
+    oauthIdentities: new SqlOAuthIdentityRepo(database),
     ping: async () => {
       await sql`SELECT 1`.execute(database.db);
     },

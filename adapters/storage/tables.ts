@@ -28,6 +28,31 @@ export interface CreditLedgerTable {
   project_id: string | null;
   job_id: string | null;
   note: string | null;
+  column_id: string | null;
+  row_id: string | null;
+  plugin_id: string | null;
+  idem_key: string | null;
+  created_at: number;
+}
+
+export interface EnrichmentCacheTable {
+  cache_key: string;
+  value: string;
+  expires_at: number;
+}
+
+export interface CreditBalanceTable {
+  workspace_id: string;
+  balance: number;
+}
+
+export interface IdempotencyKeyTable {
+  workspace_id: string;
+  idem_key: string;
+  operation: string;
+  request_hash: string;
+  status: number | null;
+  response: string | null;
   created_at: number;
 }
 
@@ -63,6 +88,7 @@ export interface ColumnTable {
   auto_run: number;
   run_condition: string | null;
   waterfall: string | null;
+  max_credits_per_row: number | null;
   position: number;
   created_at: number;
   deleted_at: number | null;
@@ -101,14 +127,37 @@ export interface SequenceTable {
   next_value: number;
 }
 
+/** A workspace's ICP; `definition` is the JSON of core/icp/definition.ts. */
+export interface IcpTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  definition: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Maps an OAuth token's (issuer, subject) to a workspace (MCP host). */
+export interface OAuthIdentityTable {
+  issuer: string;
+  subject: string;
+  workspace_id: string;
+  created_at: number;
+}
+
 export interface Tables {
   workspaces: WorkspaceTable;
   api_keys: ApiKeyTable;
   credit_ledger: CreditLedgerTable;
+  credit_balances: CreditBalanceTable;
+  enrichment_cache: EnrichmentCacheTable;
+  idempotency_keys: IdempotencyKeyTable;
   projects: ProjectTable;
   project_columns: ColumnTable;
   project_rows: RowTable;
   cell_keys: CellKeyTable;
   project_row_counts: RowCountTable;
   id_sequences: SequenceTable;
+  icps: IcpTable;
+  oauth_identities: OAuthIdentityTable;
 }

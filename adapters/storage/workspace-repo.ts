@@ -1,13 +1,17 @@
 import { newId } from '../../core/ids.ts';
 import type { Workspace } from '../../core/model.ts';
 import type { ApiKeyRecord, WorkspaceRepo } from '../../core/storage.ts';
+import type { CreditRepo } from '../../core/credits/credit-types.ts';
 import type { Database } from './database.ts';
 import type { WorkspaceTable } from './tables.ts';
 
 const toWorkspace = (r: WorkspaceTable): Workspace => ({ id: r.id, name: r.name, plan: r.plan, createdAt: Number(r.created_at) });
 
 export class SqlWorkspaceRepo implements WorkspaceRepo {
-  constructor(private readonly database: Database) {}
+  constructor(
+    private readonly database: Database,
+    private readonly credits: CreditRepo,
+  ) {}
 
   private get db() {
     return this.database.db;
@@ -75,20 +79,12 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
     return Number(r.numUpdatedRows) > 0;
   }
 
-  async grantCredits(workspaceId: string, amount: number, note: string | null): Promise<number> {
-    await this.db
-      .insertInto('credit_ledger')
-      .values({ workspace_id: workspaceId, kind: 'grant', amount, project_id: null, job_id: null, note, created_at: Date.now() })
-      .execute();
-    return this.balance(workspaceId);
+  /** Kept for callers that only need the balance; the ledger lives in SqlCreditRepo. */
+  grantCredits(workspaceId: string, amount: number, note: string | null): Promise<number> {
+    return this.credits.grant(workspaceId, amount, { note });
   }
 
-  async balance(workspaceId: string): Promise<number> {
-    const r = await this.db
-      .selectFrom('credit_ledger')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount'), eb.lit(0)).as('balance'))
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirst();
-    return Number(r?.balance ?? 0);
+  balance(workspaceId: string): Promise<number> {
+    return this.credits.balance(workspaceId);
   }
 }

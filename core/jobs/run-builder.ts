@@ -3,6 +3,7 @@ import { log } from '../log.ts';
 import type { BuilderCheckpoint, Cell, Column, ExecutionLogEntry, Project } from '../model.ts';
 import type { BuilderPage, BuilderRunContext, BuiltRow } from '../plugins/plugin-types.ts';
 import { ProviderError } from '../plugins/provider-http.ts';
+import { settleBuilderCredits } from '../credits/charges.ts';
 import { insertRows } from '../services/row-insert.ts';
 import { type Job, type JobContext, retryableError } from './queue.ts';
 import { awaitProviderBudget } from './rate-limiter.ts';
@@ -93,6 +94,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       const current = await projects.getByPk(project.pk);
       if (!current) {
         log.info('builder run stopped: project deleted', { job_id: job.id, worker: jobCtx.workerId });
+        await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created);
         return;
       }
       const columns = await projects.columns(project.pk);
@@ -108,6 +110,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       // The plugin fetches its next page when asked for it: spend the provider budget first.
       await awaitProviderBudget(kernel.rateLimiter, builder, ctx.providerMode, ctx.signal);
     }
+    await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created);
     await projects.setBuilderState(project.pk, {
       builderStatus: 'completed',
       builderError: null,
@@ -124,6 +127,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       await projects.setBuilderState(project.pk, { builderStatus: 'running', log: note({ step: 'retry', message: `will retry: ${message}`, attempt: job.attempt, error: message }) });
       throw retryableError(message);
     }
+    await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created);
     await failRun(kernel, project, message, note({ step: 'failed', message: 'run failed', attempt: job.attempt, error: message, total_rows: created }), { rows_created: created, target });
     log.warn('builder run failed', { job_id: job.id, worker: jobCtx.workerId, project_id: project.id, builder: builder.id, error: message });
   }

@@ -13,6 +13,17 @@ import { awaitProviderBudget } from './rate-limiter.ts';
 /** Statuses of a cell whose value is not known yet; a column that reads it waits. */
 const UNSETTLED: CellStatus[] = ['pending', 'queued', 'running'];
 
+/** A row still looking for a value, and (once its step's config is rendered) what the step needs. */
+interface Open {
+  row: StoredRow;
+  values: Record<string, unknown>;
+}
+interface Pending extends Open {
+  item: ToolItem<Record<string, unknown>>;
+  /** Idempotency key of this row's charge for this step of this job. */
+  chargeKey: string;
+}
+
 export interface EnrichPayload {
   project_pk: number;
   col_no: number;
@@ -63,7 +74,7 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
 
   const settled = new Map<number, Cell>();
   const waiting: number[] = [];
-  let open: { row: StoredRow; values: Record<string, unknown> }[] = [];
+  let open: Open[] = [];
   for (const row of loaded) {
     if (deps.some((d) => UNSETTLED.includes(row.cells[d.no]?.s ?? 'pending'))) {
       waiting.push(row.seq);
@@ -87,6 +98,7 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
     log: (message, fields) => log.info(message, { ...fields, job_id: job.id, worker: jobCtx.workerId, column: column.id }),
   };
   const lastAttempt = job.attempt >= maxAttempts;
+  const spent = new Map<number, number>(); // credits each row has cost this run (waterfall cap)
   for (const [i, step] of steps.entries()) {
     if (open.length === 0) break;
     const tool = kernel.plugins.tool(step.tool_id);
@@ -96,8 +108,8 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
       open = [];
       break;
     }
-    const ready: typeof open = [];
-    const items: ToolItem<Record<string, unknown>>[] = [];
+    const price = Math.max(0, tool.cost.credits);
+    let ready: Pending[] = [];
     for (const o of open) {
       const config = renderTemplate(step.config, o.values) as Record<string, unknown>;
       const missing = tool.requires.filter((f) => isEmptyValue(config[f]));
@@ -105,33 +117,82 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
         if (isLast && !settled.has(o.row.seq)) settled.set(o.row.seq, { v: null, s: 'skipped', e: `missing input: ${missing.join(', ')}` });
         continue;
       }
-      ready.push(o);
-      items.push({ rowId: String(o.row.seq), config, row: o.values });
+      if (column.maxCreditsPerRow !== null && price > 0 && (spent.get(o.row.seq) ?? 0) + price > column.maxCreditsPerRow) {
+        settled.set(o.row.seq, { v: null, s: 'no_result', e: `stopped at the credit cap of ${column.maxCreditsPerRow} per row` });
+        continue;
+      }
+      ready.push({ ...o, item: { rowId: String(o.row.seq), config, row: o.values }, chargeKey: `enrich:${job.id}:${o.row.seq}:${i}` });
     }
+
+    // A result already paid for (same cache key, not expired) is reused and costs nothing.
+    const cacheKeys = new Map<number, string>();
+    if (tool.cacheKey) {
+      for (const r of ready) {
+        const k = tool.cacheKey(r.item);
+        if (k) cacheKeys.set(r.row.seq, `${tool.id}:${k}`);
+      }
+      const hits = await kernel.storage.cache.getMany([...new Set(cacheKeys.values())]);
+      ready = ready.filter((r) => {
+        const key = cacheKeys.get(r.row.seq);
+        if (key === undefined || !hits.has(key)) return true;
+        settled.set(r.row.seq, { v: hits.get(key), s: 'completed' });
+        return false;
+      });
+    }
+
+    if (price > 0 && ready.length) {
+      const paid = await kernel.storage.credits.chargeMany(
+        project.workspaceId,
+        price,
+        ready.map((r) => ({ idemKey: r.chargeKey, projectId: project.id, jobId: job.id, columnId: column.id, rowId: String(r.row.seq), pluginId: tool.id })),
+      );
+      ready = ready.filter((r) => {
+        if (paid.has(r.chargeKey)) {
+          spent.set(r.row.seq, (spent.get(r.row.seq) ?? 0) + price);
+          return true;
+        }
+        settled.set(r.row.seq, { v: null, s: 'insufficient_credits', e: `needs ${price} credits; add credits, then run the column again` });
+        return false;
+      });
+    }
+
     let results: EnrichResult[];
     try {
-      results = await runTool(kernel, tool, items, ctx);
+      results = await runTool(kernel, tool, ready.map((r) => r.item), ctx);
     } catch (e) {
       const retryable = e instanceof ProviderError ? e.retryable : false;
       const message = (e as Error).message;
       if (retryable && !lastAttempt) {
-        // Hand the cells back so the retry (or another worker) can claim them.
+        // Hand the cells back so the retry (or another worker) can claim them; the charges stay
+        // recorded under this job's keys, so the retry does not pay again.
         await rows.moveStatus(project_pk, col_no, ['running'], 'queued', claimed);
         throw retryableError(message);
       }
-      results = items.map(() => ({ status: 'error', error: message, retryable }) as EnrichResult);
+      results = ready.map(() => ({ status: 'error', error: message, retryable }) as EnrichResult);
     }
-    const next: typeof open = [];
+    const next: Pending[] = [];
+    const toCache: { key: string; value: unknown }[] = [];
+    const refunds: Pending[] = [];
     results.forEach((r, j) => {
-      const o = ready[j] as (typeof open)[number];
-      if (r.status === 'ok' && (!tool.isValid || tool.isValid(r.value))) {
-        settled.set(o.row.seq, { v: r.value, s: 'completed' });
+      const o = ready[j] as Pending;
+      const found = r.status === 'ok' && (!tool.isValid || tool.isValid(r.value));
+      if (!found && tool.cost.per === 'result' && price > 0) refunds.push(o);
+      if (found) {
+        settled.set(o.row.seq, { v: (r as { value: unknown }).value, s: 'completed' });
+        const key = cacheKeys.get(o.row.seq);
+        if (key) toCache.push({ key, value: (r as { value: unknown }).value });
       } else if (isLast) {
         settled.set(o.row.seq, r.status === 'error' ? { v: null, s: 'error', e: r.error } : { v: null, s: 'no_result', ...(r.status === 'no_result' && r.reason ? { e: r.reason } : {}) });
       } else {
         next.push(o); // a waterfall tries the next step
       }
     });
+    // Tools paid per result give the credit back when they found nothing.
+    for (const o of refunds) {
+      await kernel.storage.credits.refund(project.workspaceId, price, { idemKey: `${o.chargeKey}:refund`, projectId: project.id, jobId: job.id, columnId: column.id, rowId: String(o.row.seq), pluginId: tool.id });
+      spent.set(o.row.seq, (spent.get(o.row.seq) ?? 0) - price);
+    }
+    if (toCache.length && tool.cacheTtlMs) await kernel.storage.cache.putMany(toCache, tool.cacheTtlMs);
     open = next;
   }
   for (const o of open) if (!settled.has(o.row.seq)) settled.set(o.row.seq, { v: null, s: 'no_result' });

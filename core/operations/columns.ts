@@ -42,6 +42,7 @@ export const createColumnOp = defineOperation({
       auto_run: Type.Optional(Type.Boolean({ default: false, description: 'Enrich rows added later automatically.' })),
       run_condition: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], { description: 'JSONata over the row; false skips the cell.' })),
       waterfall: Type.Optional(Type.Array(WaterfallStepSchema, { minItems: 1, maxItems: 10, description: 'Tools to try in order; the first valid result wins.' })),
+      max_credits_per_row: Type.Optional(Type.Integer({ minimum: 0, description: 'A waterfall stops before a step that would take one row past this many credits.' })),
     },
     { additionalProperties: false },
   ),

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { settleBuilderCredits } from '../credits/charges.ts';
 import { defineOperation } from './operation.ts';
 import { ProjectIdParams } from './schemas.ts';
 
@@ -14,6 +15,12 @@ export const deleteProject = defineOperation({
   response: Type.Object({ deleted: Type.Literal(true) }),
   handler: async ({ kernel, project }) => {
     await kernel.storage.projects.softDelete(project.pk);
+    // A build that had not finished gives back what it did not spend (the run itself stops at its next page).
+    const builder = project.builderId ? kernel.plugins.builder(project.builderId) : undefined;
+    if (builder && ['queued', 'running'].includes(project.builderStatus)) {
+      const rows = (await kernel.storage.rows.counts([project.pk])).get(project.pk) ?? 0;
+      await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, rows);
+    }
     return { deleted: true as const };
   },
 });

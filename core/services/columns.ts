@@ -13,6 +13,7 @@ export interface CreateColumnInput {
   auto_run?: boolean;
   run_condition?: string | null;
   waterfall?: WaterfallStep[];
+  max_credits_per_row?: number;
 }
 
 /** A column as REST and MCP show it. */
@@ -26,6 +27,7 @@ export function columnView(c: Column) {
     auto_run: c.autoRun,
     run_condition: c.runCondition,
     ...(c.waterfall ? { waterfall: c.waterfall } : {}),
+    ...(c.maxCreditsPerRow !== null ? { max_credits_per_row: c.maxCreditsPerRow } : {}),
   };
 }
 
@@ -91,6 +93,7 @@ export async function createColumn(kernel: Kernel, project: Project, input: Crea
     autoRun: input.auto_run ?? false,
     runCondition: input.run_condition || null,
     waterfall: steps.length > 1 ? steps : null,
+    maxCreditsPerRow: input.max_credits_per_row ?? null,
   });
   return columnView(column);
 }

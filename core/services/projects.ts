@@ -1,5 +1,7 @@
 import { ServiceError, validationError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
+import { releaseBuilderCredits, reserveBuilderCredits } from '../credits/charges.ts';
+import { newId } from '../ids.ts';
 import type { Project, Workspace } from '../model.ts';
 import { columnView } from './columns.ts';
 import { emptyTemplate } from '../plugins/form-template.ts';
@@ -59,19 +61,30 @@ export async function createProjectFromBuilder(
     );
   }
   const columns = builder.columns(input.form_data); // may refuse the form (e.g. a CSV without header)
-  const project = await kernel.storage.projects.create({
-    workspaceId: workspace.id,
+  const projectId = newId();
+  const target = Math.min(builder.target(input.form_data), builder.maxRows);
+  await reserveBuilderCredits(kernel, workspace.id, projectId, builder, target); // 402 when the balance is short
+  let project: Project;
+  try {
+    project = await kernel.storage.projects.create({
+      id: projectId,
+      workspaceId: workspace.id,
     creatorId: workspace.id,
     name: (input.name?.trim() || builder.projectName(input.form_data)).slice(0, 255),
     builderId: builder.id,
     formData: input.form_data,
-    columns: columns.map((name) => ({ name, type: 'input' as const })),
-  });
+      columns: columns.map((name) => ({ name, type: 'input' as const })),
+    });
+  } catch (e) {
+    await releaseBuilderCredits(kernel, workspace.id, projectId, builder);
+    throw e;
+  }
   try {
     await kernel.queue.enqueue(BUILDER_RUN_JOB, { project_pk: project.pk });
   } catch (e) {
-    // Nothing half-written: a project whose build cannot start is withdrawn.
+    // Nothing half-written: a project whose build cannot start is withdrawn, its credits returned.
     await kernel.storage.projects.softDelete(project.pk);
+    await releaseBuilderCredits(kernel, workspace.id, projectId, builder);
     throw new ServiceError('internal_error', `The project was created but its build could not be started: ${(e as Error).message}`);
   }
   return { project_id: project.id };

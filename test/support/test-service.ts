@@ -12,7 +12,7 @@ export interface TestService {
   /** Calls the REST API with the test key (or `headers` overriding it). */
   api(method: string, path: string, init?: { body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
   /** A second workspace with its own key (tenant isolation tests). */
-  newWorkspace(plan?: string): Promise<{ workspaceId: string; key: string }>;
+  newWorkspace(plan?: string, credits?: number): Promise<{ workspaceId: string; key: string }>;
   stop(): Promise<void>;
 }
 
@@ -20,9 +20,10 @@ export async function startTestService(dialect: Dialect, env: Record<string, str
   const config = loadConfig({ PROVIDER_MODE: 'sandbox', ...env, DATABASE_URL: await freshDatabaseUrl(dialect), PORT: '0' });
   const service = await startService(config);
   const repo = service.kernel.storage.workspaces;
-  const newWorkspace = async (plan = 'pro') => {
+  const newWorkspace = async (plan = 'pro', credits = 1_000_000) => {
     const ws = await repo.create({ name: `ws-${plan}`, plan });
     const { api_key } = await issueApiKey(repo, ws.id);
+    if (credits > 0) await service.kernel.storage.credits.grant(ws.id, credits, { note: 'test' });
     return { workspaceId: ws.id, key: api_key };
   };
   const main = await newWorkspace();

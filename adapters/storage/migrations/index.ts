@@ -2,7 +2,10 @@ import type { Migration, MigrationProvider } from 'kysely/migration';
 import type { SqlDialectName } from '../database.ts';
 import { initialSchema } from './001-initial.ts';
 import { columnsAndFilters } from './002-columns-and-filters.ts';
+import { icpsAndOAuthIdentities } from './003-icps.ts';
 import { builderCheckpoints } from './004-builder-checkpoints.ts';
+import { credits } from './005-credits.ts';
+import { enrichmentCache } from './006-enrichment-cache.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(dialect: SqlDialectName): MigrationProvider {
@@ -11,7 +14,10 @@ export function migrationProvider(dialect: SqlDialectName): MigrationProvider {
       return {
         '001-initial': initialSchema(dialect),
         '002-columns-and-filters': columnsAndFilters(),
+        '003-icps': icpsAndOAuthIdentities(dialect),
         '004-builder-checkpoints': builderCheckpoints(),
+        '005-credits': credits(dialect),
+        '006-enrichment-cache': enrichmentCache(dialect),
       };
     },
   };

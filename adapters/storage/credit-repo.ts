@@ -1,0 +1,167 @@
+import { type Kysely, sql } from 'kysely';
+import type { CreditRepo, DebitItem, LedgerEntry, LedgerKind, LedgerRef } from '../../core/credits/credit-types.ts';
+import type { Database } from './database.ts';
+import type { Tables } from './tables.ts';
+
+/** Thrown inside a transaction to roll it back with a known answer. */
+class Abort extends Error {
+  constructor(readonly answer: 'insufficient' | 'duplicate') {
+    super(answer);
+  }
+}
+
+function isDuplicateKey(e: unknown): boolean {
+  const err = e as { code?: string; errno?: number; message?: string };
+  return err?.code === 'ER_DUP_ENTRY' || err?.errno === 1062 || /UNIQUE constraint failed/i.test(String(err?.message));
+}
+
+function ledgerValues(workspaceId: string, kind: LedgerKind, amount: number, ref: LedgerRef & { idemKey?: string | null }) {
+  return {
+    workspace_id: workspaceId,
+    kind,
+    amount,
+    project_id: ref.projectId ?? null,
+    job_id: ref.jobId ?? null,
+    column_id: ref.columnId ?? null,
+    row_id: ref.rowId ?? null,
+    plugin_id: ref.pluginId ?? null,
+    note: ref.note ?? null,
+    idem_key: ref.idemKey ?? null,
+    created_at: Date.now(),
+  };
+}
+
+export class SqlCreditRepo implements CreditRepo {
+  constructor(private readonly database: Database) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  /** Adds `delta` to the materialised balance (creating it), in the caller's transaction. */
+  private async addToBalance(trx: Kysely<Tables>, workspaceId: string, delta: number): Promise<void> {
+    const q = trx.insertInto('credit_balances').values({ workspace_id: workspaceId, balance: delta });
+    if (this.database.dialect === 'mysql') await q.onDuplicateKeyUpdate({ balance: sql`balance + ${delta}` }).execute();
+    else await q.onConflict((oc) => oc.column('workspace_id').doUpdateSet({ balance: sql`balance + ${delta}` })).execute();
+  }
+
+  /** Locks and reads the balance row (MySQL FOR UPDATE; SQLite transactions are serial already). */
+  private async lockedBalance(trx: Kysely<Tables>, workspaceId: string): Promise<number> {
+    const q = trx.selectFrom('credit_balances').select('balance').where('workspace_id', '=', workspaceId);
+    const r = await (this.database.dialect === 'mysql' ? q.forUpdate() : q).executeTakeFirst();
+    return Number(r?.balance ?? 0);
+  }
+
+  async grant(workspaceId: string, amount: number, ref: LedgerRef & { idemKey?: string } = {}): Promise<number> {
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        await trx.insertInto('credit_ledger').values(ledgerValues(workspaceId, 'grant', amount, ref)).execute();
+        await this.addToBalance(trx, workspaceId, amount);
+      });
+    } catch (e) {
+      if (!isDuplicateKey(e)) throw e; // the same grant (e.g. a monthly one) was given already
+    }
+    return this.balance(workspaceId);
+  }
+
+  async debit(workspaceId: string, kind: 'reserve' | 'charge', amount: number, ref: LedgerRef & { idemKey?: string }): Promise<'ok' | 'insufficient' | 'duplicate'> {
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        if ((await this.lockedBalance(trx, workspaceId)) < amount) throw new Abort('insufficient');
+        await trx.insertInto('credit_ledger').values(ledgerValues(workspaceId, kind, -amount, ref)).execute();
+        await this.addToBalance(trx, workspaceId, -amount);
+      });
+      return 'ok';
+    } catch (e) {
+      if (e instanceof Abort) return e.answer;
+      if (isDuplicateKey(e)) return 'duplicate';
+      throw e;
+    }
+  }
+
+  async chargeMany(workspaceId: string, each: number, items: DebitItem[]): Promise<Set<string>> {
+    const paid = new Set<string>();
+    if (items.length === 0) return paid;
+    if (each <= 0) return new Set(items.map((i) => i.idemKey));
+    await this.db.transaction().execute(async (trx) => {
+      const balance = await this.lockedBalance(trx, workspaceId);
+      const keys = items.map((i) => i.idemKey);
+      const existing = await trx.selectFrom('credit_ledger').select('idem_key').where('idem_key', 'in', keys).execute();
+      for (const e of existing) if (e.idem_key) paid.add(e.idem_key);
+      const fresh = items.filter((i) => !paid.has(i.idemKey));
+      const affordable = fresh.slice(0, Math.max(0, Math.floor(balance / each)));
+      if (affordable.length === 0) return;
+      for (let i = 0; i < affordable.length; i += 500) {
+        await trx
+          .insertInto('credit_ledger')
+          .values(affordable.slice(i, i + 500).map((item) => ledgerValues(workspaceId, 'charge', -each, item)))
+          .execute();
+      }
+      await this.addToBalance(trx, workspaceId, -each * affordable.length);
+      for (const item of affordable) paid.add(item.idemKey);
+    });
+    return paid;
+  }
+
+  async refund(workspaceId: string, amount: number, ref: LedgerRef & { idemKey: string }): Promise<void> {
+    if (amount <= 0) return;
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        await trx.insertInto('credit_ledger').values(ledgerValues(workspaceId, 'refund', amount, ref)).execute();
+        await this.addToBalance(trx, workspaceId, amount);
+      });
+    } catch (e) {
+      if (!isDuplicateKey(e)) throw e;
+    }
+  }
+
+  async balance(workspaceId: string): Promise<number> {
+    const r = await this.db.selectFrom('credit_balances').select('balance').where('workspace_id', '=', workspaceId).executeTakeFirst();
+    return Number(r?.balance ?? 0);
+  }
+
+  async usage(workspaceId: string, sinceMs: number): Promise<{ plugin_id: string; credits: number }[]> {
+    const rows = await this.db
+      .selectFrom('credit_ledger')
+      .select(['plugin_id', (eb) => eb.fn.sum<number>('amount').as('net')])
+      .where('workspace_id', '=', workspaceId)
+      .where('kind', 'in', ['reserve', 'charge', 'refund'])
+      .where('created_at', '>=', sinceMs)
+      .where('plugin_id', 'is not', null)
+      .groupBy('plugin_id')
+      .execute();
+    return rows
+      .map((r) => ({ plugin_id: r.plugin_id as string, credits: -Number(r.net) }))
+      .filter((r) => r.credits !== 0)
+      .sort((a, b) => b.credits - a.credits);
+  }
+
+  async projectNet(projectId: string, pluginId: string): Promise<number> {
+    const r = await this.db
+      .selectFrom('credit_ledger')
+      .select((eb) => eb.fn.sum<number>('amount').as('net'))
+      .where('project_id', '=', projectId)
+      .where('plugin_id', '=', pluginId)
+      .where('kind', 'in', ['reserve', 'refund'])
+      .executeTakeFirst();
+    return -Number(r?.net ?? 0);
+  }
+
+  async entries(workspaceId: string, limit: number): Promise<LedgerEntry[]> {
+    const rows = await this.db.selectFrom('credit_ledger').selectAll().where('workspace_id', '=', workspaceId).orderBy('id', 'desc').limit(limit).execute();
+    return rows.map((r) => ({
+      id: Number(r.id),
+      workspaceId: r.workspace_id,
+      kind: r.kind as LedgerKind,
+      amount: Number(r.amount),
+      projectId: r.project_id,
+      jobId: r.job_id,
+      columnId: r.column_id,
+      rowId: r.row_id,
+      pluginId: r.plugin_id,
+      note: r.note,
+      idemKey: r.idem_key,
+      createdAt: Number(r.created_at),
+    }));
+  }
+}

@@ -1,0 +1,54 @@
+import { ServiceError } from '../errors.ts';
+import type { Kernel } from '../kernel.ts';
+import type { AnyBuilder } from '../plugins/plugin-types.ts';
+
+/**
+ * Charging rules (issue "Credits, plans, quotas"): a builder reserves `target × cost` when the
+ * project is created, spends `cost` per row it writes, and gives the rest back when the run ends.
+ */
+export function builderReservation(builder: AnyBuilder, target: number): number {
+  return Math.max(0, builder.cost.credits) * target;
+}
+
+const reserveKey = (projectId: string) => `builder:${projectId}:reserve`;
+const refundKey = (projectId: string) => `builder:${projectId}:refund`;
+
+/** Reserves a builder run's credits before the project exists; 402 `insufficient_credits` otherwise. */
+export async function reserveBuilderCredits(kernel: Kernel, workspaceId: string, projectId: string, builder: AnyBuilder, target: number): Promise<number> {
+  const amount = builderReservation(builder, target);
+  if (amount === 0) return 0;
+  const answer = await kernel.storage.credits.debit(workspaceId, 'reserve', amount, {
+    projectId,
+    pluginId: builder.id,
+    idemKey: reserveKey(projectId),
+    note: `${builder.id}: up to ${target} rows`,
+  });
+  if (answer === 'insufficient') {
+    const balance = await kernel.storage.credits.balance(workspaceId);
+    throw new ServiceError('insufficient_credits', {
+      code: 'insufficient_credits',
+      message: `This run needs ${amount} credits (${target} rows × ${builder.cost.credits}); the balance is ${balance}. Lower max_results or add credits.`,
+      needed: amount,
+      balance,
+    });
+  }
+  return amount;
+}
+
+/** Gives back what a finished run did not spend (idempotent: a second call changes nothing). */
+export async function settleBuilderCredits(kernel: Kernel, workspaceId: string, projectId: string, builder: AnyBuilder, rowsCreated: number): Promise<void> {
+  if (builder.cost.credits <= 0) return;
+  const held = await kernel.storage.credits.projectNet(projectId, builder.id);
+  const spent = rowsCreated * builder.cost.credits;
+  await kernel.storage.credits.refund(workspaceId, held - spent, {
+    projectId,
+    pluginId: builder.id,
+    idemKey: refundKey(projectId),
+    note: `${builder.id}: ${rowsCreated} rows written`,
+  });
+}
+
+/** Returns a whole reservation (the project could not be created or started). */
+export async function releaseBuilderCredits(kernel: Kernel, workspaceId: string, projectId: string, builder: AnyBuilder): Promise<void> {
+  await settleBuilderCredits(kernel, workspaceId, projectId, builder, 0);
+}
