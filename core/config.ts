@@ -1,3 +1,5 @@
+import { type PlanRules, parsePlans } from './plans.ts';
+
 /** Runtime configuration, read once from the environment (names are the contract of DESIGN.md §2). */
 export interface Config {
   host: string;
@@ -17,6 +19,16 @@ export interface Config {
   pluginsDir: string | undefined;
   allowPrivateNetwork: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Which doors this process opens (SERVE): `all` (REST + MCP), `rest` or `mcp`. */
+  serve: 'all' | 'rest' | 'mcp';
+  /** OAuth authorization server whose access tokens the MCP host accepts (OAUTH_ISSUER). */
+  oauthIssuer: string | undefined;
+  /** Its JWKS (OAUTH_JWKS_URL); default `${OAUTH_ISSUER}/.well-known/jwks.json`. */
+  oauthJwksUrl: string | undefined;
+  /** The MCP URL clients connect to, and the tokens' audience (MCP_RESOURCE_URL); default http://HOST:MCP_PORT/mcp/. */
+  mcpResourceUrl: string | undefined;
+  /** Plans by name (defaults, plus PLANS_JSON). */
+  plans: Record<string, PlanRules>;
 }
 
 type Env = Record<string, string | undefined>;
@@ -52,7 +64,9 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 3000),
-    mcpPort: int(env, 'MCP_PORT', 3001),
+    // PORT=0 (any free port, as tests and embedded runs ask) makes the MCP port free too, so two such
+    // processes never fight over 3001.
+    mcpPort: int(env, 'MCP_PORT', env.PORT === '0' ? 0 : 3001),
     basePath: basePath(env.BASE_PATH),
     databaseUrl: env.DATABASE_URL || 'sqlite:./data/workflow.sqlite',
     redisUrl: env.REDIS_URL || undefined,
@@ -66,5 +80,10 @@ export function loadConfig(env: Env = process.env): Config {
     pluginsDir: env.PLUGINS_DIR || undefined,
     allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK === '1' || env.ALLOW_PRIVATE_NETWORK === 'true',
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
+    serve: oneOf(env, 'SERVE', ['all', 'rest', 'mcp'] as const, 'all'),
+    oauthIssuer: env.OAUTH_ISSUER || undefined,
+    oauthJwksUrl: env.OAUTH_JWKS_URL || undefined,
+    mcpResourceUrl: env.MCP_RESOURCE_URL || undefined,
+    plans: parsePlans(env.PLANS_JSON),
   };
 }

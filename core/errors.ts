@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'insufficient_credits'
   | 'rate_limited'
   | 'payload_too_large'
+  | 'conflict'
   | 'unavailable';
 
 const defaultStatus: Record<ErrorCode, number> = {
@@ -26,6 +27,7 @@ const defaultStatus: Record<ErrorCode, number> = {
   insufficient_credits: 402,
   rate_limited: 429,
   payload_too_large: 413,
+  conflict: 409,
   unavailable: 503,
 };
 

@@ -58,6 +58,8 @@ export interface ProjectRepo {
   get(workspaceId: string, id: string): Promise<Project | undefined>;
   getByPk(pk: number): Promise<Project | undefined>;
   list(q: ProjectListQuery): Promise<{ projects: Project[]; total: number }>;
+  /** Live projects of a workspace (plan quota). */
+  countLive(workspaceId: string): Promise<number>;
   columns(projectPk: number): Promise<Column[]>;
   /** Adds a column (422 when the name is taken); existing rows get its empty cell. */
   addColumn(projectPk: number, column: NewColumn): Promise<Column>;
@@ -134,6 +136,22 @@ export interface OAuthIdentityRepo {
   workspaceFor(issuer: string, subject: string): Promise<string | undefined>;
 }
 
+/** What claiming an idempotency key found. */
+export type IdempotencyClaim =
+  | { state: 'claimed' }
+  | { state: 'done'; status: number; response: unknown }
+  | { state: 'busy' }
+  | { state: 'mismatch' };
+
+/** Stored answers of requests sent with an idempotency key (24 h). */
+export interface IdempotencyRepo {
+  /** Claims the key for this request, or tells what an earlier request with it left. */
+  claim(workspaceId: string, key: string, operation: string, requestHash: string): Promise<IdempotencyClaim>;
+  complete(workspaceId: string, key: string, status: number, response: unknown): Promise<void>;
+  /** Forgets a claim whose request failed unexpectedly, so that a retry runs it again. */
+  release(workspaceId: string, key: string): Promise<void>;
+}
+
 /** Results of paid lookups by the tool's cache key (a cached result costs nothing). */
 export interface EnrichmentCache {
   getMany(keys: string[]): Promise<Map<string, unknown>>;
@@ -144,6 +162,7 @@ export interface Storage {
   workspaces: WorkspaceRepo;
   credits: CreditRepo;
   cache: EnrichmentCache;
+  idempotency: IdempotencyRepo;
   projects: ProjectRepo;
   rows: RowRepo;
   icps: IcpRepo;

@@ -60,6 +60,29 @@ describe.each(DIALECTS)('admin CLI on %s', (dialect) => {
     expect(r.out).toEqual({ workspace_id: ws.workspace_id, balance: 35 });
   });
 
+  test('credits:ledger lists the entries with the balance; credits:usage exports CSV per plugin', async () => {
+    const ws = (await admin(databaseUrl, 'workspace:create', '--name', 'Spender', '--credits', '40')).out;
+    const res = await fetch(`${service.restUrl}/projects`, {
+      method: 'POST',
+      headers: { 'service-api-key': ws.api_key, 'content-type': 'application/json' },
+      body: JSON.stringify({ builder_id: 'google_maps_search', form_data: { query: 'x', max_results: 15 } }),
+    });
+    expect(res.status).toBe(201);
+    await service.kernel.queue.drain();
+    const ledger = (await admin(databaseUrl, 'credits:ledger', '--workspace', ws.workspace_id)).out;
+    expect(ledger.balance).toBe(25);
+    expect(ledger.entries.map((e: any) => [e.kind, e.amount, e.pluginId])).toEqual([
+      ['reserve', -15, 'google_maps_search'],
+      ['grant', 40, null],
+    ]);
+    const proc = Bun.spawn(['bun', 'run', 'admin', 'credits:usage', '--workspace', ws.workspace_id, '--csv'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+      stdout: 'pipe',
+    });
+    expect((await new Response(proc.stdout).text()).trim()).toBe('plugin_id,credits\ngoogle_maps_search,15');
+  });
+
   test('mistakes exit 1 with a JSON error that says what to fix', async () => {
     const cases: [string[], string][] = [
       [['workspace:create'], '--name is required'],

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { type RateLimiter, type RateRule, sleep } from '../../core/jobs/rate-limiter.ts';
+import { acquireToken, type RateLimiter, type RateRule } from '../../core/jobs/rate-limiter.ts';
 
 /**
  * One token bucket per key in Redis, taken atomically by a Lua script that reads Redis's own clock,
@@ -30,12 +30,13 @@ export class RedisRateLimiter implements RateLimiter {
     redis.defineCommand('wfsTakeToken', { numberOfKeys: 1, lua: TAKE });
   }
 
-  async acquire(key: string, rule: RateRule, signal?: AbortSignal): Promise<void> {
-    for (;;) {
-      const wait = Number(await (this.redis as unknown as { wfsTakeToken(k: string, r: number, b: number): Promise<number> }).wfsTakeToken(`${this.prefix}:${key}`, rule.perSecond, rule.burst));
-      if (wait === 0) return;
-      await sleep(wait, signal);
-    }
+  async take(key: string, rule: RateRule): Promise<number> {
+    const redis = this.redis as unknown as { wfsTakeToken(k: string, r: number, b: number): Promise<number> };
+    return Number(await redis.wfsTakeToken(`${this.prefix}:${key}`, rule.perSecond, rule.burst));
+  }
+
+  acquire(key: string, rule: RateRule, signal?: AbortSignal): Promise<void> {
+    return acquireToken(this, key, rule, signal);
   }
 
   async close(): Promise<void> {

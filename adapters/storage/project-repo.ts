@@ -142,6 +142,16 @@ export class SqlProjectRepo implements ProjectRepo {
     return { projects: rows.map(toProject), total: Number(count?.n ?? 0) };
   }
 
+  async countLive(workspaceId: string): Promise<number> {
+    const r = await this.db
+      .selectFrom('projects')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r?.n ?? 0);
+  }
+
   async columns(projectPk: number): Promise<Column[]> {
     const rows = await this.db
       .selectFrom('project_columns')

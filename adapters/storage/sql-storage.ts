@@ -5,6 +5,7 @@ import { SqlIcpRepo } from './icp-repo.ts';
 import { SqlOAuthIdentityRepo } from './oauth-identity-repo.ts';
 import { SqlEnrichmentCache } from './cache-repo.ts';
 import { SqlCreditRepo } from './credit-repo.ts';
+import { SqlIdempotencyRepo } from './idempotency-repo.ts';
 import { SqlProjectRepo } from './project-repo.ts';
 import { SqlRowRepo } from './row-repo.ts';
 import { SqlWorkspaceRepo } from './workspace-repo.ts';
@@ -23,6 +24,7 @@ export async function openStorage(url: string, options: { migrate?: boolean; poo
     workspaces: new SqlWorkspaceRepo(database, credits),
     credits,
     cache: new SqlEnrichmentCache(database),
+    idempotency: new SqlIdempotencyRepo(database),
     projects: new SqlProjectRepo(database),
     rows: new SqlRowRepo(database),
     icps: new SqlIcpRepo(database),

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { openStorage } from '../../adapters/storage/sql-storage.ts';
 import { loadConfig } from '../config.ts';
 import { setLogLevel } from '../log.ts';
-import { PLAN_NAMES, isKnownPlan } from '../plans.ts';
+import { configurePlans, isKnownPlan, planNames } from '../plans.ts';
 import { issueApiKey, keyPrefix } from '../services/api-keys.ts';
 import type { Storage } from '../storage.ts';
 
@@ -15,13 +15,23 @@ const USAGE = `usage: bun run admin <command>
   key:create --workspace ID
   key:revoke --key PREFIX
   credits:grant --workspace ID --amount N
-  plan:set --workspace ID --plan P`;
+  credits:ledger --workspace ID [--limit N]
+  credits:usage --workspace ID [--days N] [--csv]
+  plan:set --workspace ID --plan P
+  oauth:link --workspace ID --subject SUB [--issuer URL]   (MCP OAuth; issuer defaults to OAUTH_ISSUER)`;
 
 class UsageError extends Error {}
 
-function need(values: Record<string, string | undefined>, name: string): string {
+/** An answer printed as is (CSV) rather than as JSON. */
+export class CsvText {
+  constructor(readonly text: string) {}
+}
+
+const csvField = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+
+function need(values: Record<string, string | boolean | undefined>, name: string): string {
   const v = values[name];
-  if (!v) throw new UsageError(`--${name} is required\n${USAGE}`);
+  if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} is required\n${USAGE}`);
   return v;
 }
 
@@ -32,7 +42,7 @@ function amount(raw: string, name: string): number {
 }
 
 function plan(raw: string): string {
-  if (!isKnownPlan(raw)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}, got "${raw}"`);
+  if (!isKnownPlan(raw)) throw new UsageError(`--plan must be one of ${planNames().join(', ')}, got "${raw}"`);
   return raw;
 }
 
@@ -53,6 +63,11 @@ export async function runAdmin(argv: string[], storage: Storage): Promise<unknow
       workspace: { type: 'string' },
       key: { type: 'string' },
       amount: { type: 'string' },
+      subject: { type: 'string' },
+      issuer: { type: 'string' },
+      limit: { type: 'string' },
+      days: { type: 'string' },
+      csv: { type: 'boolean' },
     },
     strict: true,
   });
@@ -81,11 +96,37 @@ export async function runAdmin(argv: string[], storage: Storage): Promise<unknow
       const balance = await repo.grantCredits(ws.id, amount(need(values, 'amount'), 'amount'), 'credits:grant');
       return { workspace_id: ws.id, balance };
     }
+    case 'credits:ledger': {
+      const ws = await workspaceOrFail(storage, need(values, 'workspace'));
+      const entries = await storage.credits.entries(ws.id, values.limit ? amount(values.limit, 'limit') : 100);
+      return {
+        workspace_id: ws.id,
+        balance: await storage.credits.balance(ws.id),
+        entries: entries.map((e) => ({ ...e, createdAt: new Date(e.createdAt).toISOString() })),
+      };
+    }
+    case 'credits:usage': {
+      const ws = await workspaceOrFail(storage, need(values, 'workspace'));
+      const days = values.days ? amount(values.days, 'days') : 30;
+      const usage = await storage.credits.usage(ws.id, Date.now() - days * 86_400_000);
+      if (!values.csv) return { workspace_id: ws.id, days, usage };
+      // CSV for spreadsheets: one line per plugin.
+      return new CsvText(['plugin_id,credits', ...usage.map((u) => `${csvField(u.plugin_id)},${u.credits}`)].join('\n'));
+    }
     case 'plan:set': {
       const ws = await workspaceOrFail(storage, need(values, 'workspace'));
       const p = plan(need(values, 'plan'));
       await repo.setPlan(ws.id, p);
       return { workspace_id: ws.id, plan: p };
+    }
+    case 'oauth:link': {
+      // An OAuth access token without a workspace_id claim reaches the workspace its subject is linked to.
+      const ws = await workspaceOrFail(storage, need(values, 'workspace'));
+      const issuer = values.issuer ?? loadConfig().oauthIssuer;
+      if (!issuer) throw new UsageError('--issuer is required when OAUTH_ISSUER is not set');
+      const subject = need(values, 'subject');
+      await storage.oauthIdentities.link({ issuer, subject, workspaceId: ws.id });
+      return { workspace_id: ws.id, issuer, subject, linked: true };
     }
     default:
       throw new UsageError(command ? `unknown command "${command}"\n${USAGE}` : USAGE);
@@ -94,10 +135,13 @@ export async function runAdmin(argv: string[], storage: Storage): Promise<unknow
 
 if (import.meta.main) {
   setLogLevel('warn');
-  const storage = await openStorage(loadConfig().databaseUrl);
+  const config = loadConfig();
+  configurePlans(config.plans);
+  const storage = await openStorage(config.databaseUrl);
   let code = 0;
   try {
-    console.log(JSON.stringify(await runAdmin(process.argv.slice(2), storage), null, 2));
+    const answer = await runAdmin(process.argv.slice(2), storage);
+    console.log(answer instanceof CsvText ? answer.text : JSON.stringify(answer, null, 2));
   } catch (e) {
     console.log(JSON.stringify({ error: (e as Error).message }));
     code = 1;

@@ -6,7 +6,8 @@ import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 import { runOperation } from '../operations/run-operation.ts';
-import { authenticate } from '../services/api-keys.ts';
+import { admitCall } from '../services/admission.ts';
+import { authenticate, hashApiKey } from '../services/api-keys.ts';
 import { errorResponse } from './error-response.ts';
 import { openapiOperation } from './openapi.ts';
 
@@ -77,7 +78,9 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
           if (length > maxBodyBytes) {
             throw new ServiceError('payload_too_large', `The body is ${length} bytes; the limit is ${maxBodyBytes} (MAX_BODY_BYTES)`);
           }
-          const workspace = await authenticate(kernel.storage.workspaces, request.headers.get('service-api-key'));
+          const apiKey = request.headers.get('service-api-key');
+          const workspace = await authenticate(kernel.storage.workspaces, apiKey);
+          await admitCall(kernel, workspace, `key:${hashApiKey(apiKey ?? '').slice(0, 16)}`);
           const url = new URL(request.url);
           const body = op.body ? await readJson(request, op, maxBodyBytes) : () => undefined;
           const result = await runOperation(kernel, op, {
@@ -85,6 +88,7 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
             params: params as Record<string, string>,
             query: Object.fromEntries(url.searchParams),
             body,
+            idempotencyKey: request.headers.get('idempotency-key') ?? undefined,
           });
           return Response.json(result, { status: op.successStatus ?? 200 });
         } catch (e) {

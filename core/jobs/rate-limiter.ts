@@ -9,9 +9,20 @@ export interface RateRule {
  * itself does not work). With Redis the bucket is shared by every worker process.
  */
 export interface RateLimiter {
+  /** Takes a token of `key` if there is one (answers 0), else answers the ms until there will be one. */
+  take(key: string, rule: RateRule): Promise<number>;
   /** Waits until `key` has a token, then takes it. Rejects if `signal` aborts first. */
   acquire(key: string, rule: RateRule, signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
+}
+
+/** `acquire` for any limiter: take, or sleep as long as told and try again. */
+export async function acquireToken(limiter: Pick<RateLimiter, 'take'>, key: string, rule: RateRule, signal?: AbortSignal): Promise<void> {
+  for (;;) {
+    const waitMs = await limiter.take(key, rule);
+    if (waitMs === 0) return;
+    await sleep(waitMs, signal);
+  }
 }
 
 /** Sleeps `ms`, or rejects as soon as the signal aborts. */

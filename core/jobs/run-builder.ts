@@ -4,6 +4,7 @@ import type { BuilderCheckpoint, Cell, Column, ExecutionLogEntry, Project } from
 import type { BuilderPage, BuilderRunContext, BuiltRow } from '../plugins/plugin-types.ts';
 import { ProviderError } from '../plugins/provider-http.ts';
 import { settleBuilderCredits } from '../credits/charges.ts';
+import { rowRoom } from '../services/quotas.ts';
 import { insertRows } from '../services/row-insert.ts';
 import { type Job, type JobContext, retryableError } from './queue.ts';
 import { awaitProviderBudget } from './rate-limiter.ts';
@@ -89,13 +90,18 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
         skip -= dropped;
         if (rows.length === 0) continue;
       }
-      rows = rows.slice(0, Math.max(0, builder.maxRows - created));
-      if (rows.length === 0) break;
       const current = await projects.getByPk(project.pk);
       if (!current) {
         log.info('builder run stopped: project deleted', { job_id: job.id, worker: jobCtx.workerId });
         await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created);
         return;
+      }
+      const workspace = await kernel.storage.workspaces.get(project.workspaceId);
+      const room = Math.min(builder.maxRows - created, await rowRoom(kernel, workspace?.plan ?? 'free', project.pk));
+      rows = rows.slice(0, Math.max(0, room));
+      if (rows.length === 0) {
+        if (room <= 0 && created < target) note({ step: 'page', message: `stopped at ${created} rows: the plan's or builder's row limit`, total_rows: created });
+        break;
       }
       const columns = await projects.columns(project.pk);
       pages += 1;

@@ -21,7 +21,7 @@ export const addRowOp = defineOperation({
   successStatus: 201,
   response: Type.Object({ row_id: Type.String(), message: Type.String(), error_detail: Type.Union([Type.Null(), Type.Unknown()]) }),
   errors: { 403: 'Missing required input columns (detail.missing_columns) or invalid payload (detail.message).' },
-  handler: ({ kernel, project, body }) => addRow(kernel, project, body.company),
+  handler: ({ kernel, workspace, project, body }) => addRow(kernel, workspace, project, body.company),
 });
 
 export const listRowsOp = defineOperation({
@@ -37,8 +37,9 @@ export const listRowsOp = defineOperation({
   query: Type.Object({
     page: Type.Integer({ minimum: 1, default: 1 }),
     page_size: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
-    filter_groups: Type.Optional(Type.String({ description: 'JSON array of {type: "and"|"or", rules: [...]} groups.' })),
-    sort_rules: Type.Optional(Type.String({ description: 'JSON array of {col_id, direction, sort_as_number}.' })),
+    // contentMediaType marks JSON carried in a string: the MCP tool takes it as filter_groups_json / sort_rules_json.
+    filter_groups: Type.Optional(Type.String({ contentMediaType: 'application/json', description: 'JSON array of {type: "and"|"or", rules: [...]} groups.' })),
+    sort_rules: Type.Optional(Type.String({ contentMediaType: 'application/json', description: 'JSON array of {col_id, direction, sort_as_number}.' })),
   }),
   response: Type.Object({
     rows: Type.Array(RowSchema),

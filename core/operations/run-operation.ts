@@ -3,6 +3,7 @@ import { ServiceError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Project, Workspace } from '../model.ts';
 import { queryValue, schemaErrors } from '../schema/validate.ts';
+import { withIdempotency } from './idempotency.ts';
 import type { AnyOperation } from './operation.ts';
 
 /** Raw input of one call, as it arrives at a door (REST today, MCP later). */
@@ -12,6 +13,8 @@ export interface RawCall {
   query: Record<string, string>;
   /** The parsed body, or a function that parses it (so a bad body on a foreign project is still a 404). */
   body: () => unknown;
+  /** Idempotency-Key (REST header) or idempotency_key (MCP argument), honoured on POST operations. */
+  idempotencyKey?: string;
 }
 
 function invalid(op: AnyOperation, what: string, errors: { path: string; message: string }[]): ServiceError {
@@ -43,6 +46,20 @@ function queryInput(op: AnyOperation, schema: TObject, raw: Record<string, strin
  * workspace's project is a 404 whatever the input), then query, then body, then the handler.
  */
 export async function runOperation(kernel: Kernel, op: AnyOperation, call: RawCall): Promise<unknown> {
+  if (call.idempotencyKey && op.method === 'POST') {
+    let body: unknown;
+    try {
+      body = op.body ? call.body() : undefined;
+    } catch {
+      body = null; // unparseable: the run below answers the error; the key still guards it
+    }
+    const input = { params: call.params, query: call.query, body };
+    return withIdempotency(kernel, op, call.workspace, call.idempotencyKey, input, () => runChecked(kernel, op, call));
+  }
+  return runChecked(kernel, op, call);
+}
+
+async function runChecked(kernel: Kernel, op: AnyOperation, call: RawCall): Promise<unknown> {
   let project: Project | undefined;
   if (op.project) {
     const id = call.params.project_id ?? '';

@@ -2,6 +2,8 @@ import { ServiceError, validationError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import { releaseBuilderCredits, reserveBuilderCredits } from '../credits/charges.ts';
 import { newId } from '../ids.ts';
+import { planRules } from '../plans.ts';
+import { checkProjectQuota } from './quotas.ts';
 import type { Project, Workspace } from '../model.ts';
 import { columnView } from './columns.ts';
 import { emptyTemplate } from '../plugins/form-template.ts';
@@ -61,8 +63,10 @@ export async function createProjectFromBuilder(
     );
   }
   const columns = builder.columns(input.form_data); // may refuse the form (e.g. a CSV without header)
+  await checkProjectQuota(kernel, workspace);
   const projectId = newId();
-  const target = Math.min(builder.target(input.form_data), builder.maxRows);
+  const rowQuota = planRules(workspace.plan).maxRowsPerProject ?? Number.POSITIVE_INFINITY;
+  const target = Math.min(builder.target(input.form_data), builder.maxRows, rowQuota);
   await reserveBuilderCredits(kernel, workspace.id, projectId, builder, target); // 402 when the balance is short
   let project: Project;
   try {

@@ -1,6 +1,7 @@
 import { ServiceError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
-import type { Cell, Column, Project } from '../model.ts';
+import type { Cell, Column, Project, Workspace } from '../model.ts';
+import { checkRowQuota } from './quotas.ts';
 import { parseFilterGroups, parseSortRules } from '../rows/filter-parse.ts';
 import { rowView } from '../rows/row-view.ts';
 import { insertRows } from './row-insert.ts';
@@ -36,9 +37,10 @@ export function cellsFromCompany(columns: Column[], company: Record<string, unkn
 
 export const toolColumnNos = (columns: Column[]): number[] => columns.filter((c) => c.type === 'tool').map((c) => c.no);
 
-export async function addRow(kernel: Kernel, project: Project, company: Record<string, unknown>) {
+export async function addRow(kernel: Kernel, workspace: Workspace, project: Project, company: Record<string, unknown>) {
   const columns = await kernel.storage.projects.columns(project.pk);
   const cells = cellsFromCompany(columns, company);
+  await checkRowQuota(kernel, workspace, project.pk, 1);
   const [seq] = await insertRows(kernel, project.pk, columns, [cells]);
   return { row_id: String(seq), message: 'Row created', error_detail: null };
 }

@@ -1,0 +1,38 @@
+import { ServiceError } from '../errors.ts';
+import type { Kernel } from '../kernel.ts';
+import type { Workspace } from '../model.ts';
+import { planRules } from '../plans.ts';
+
+const monthlyGranted = new Set<string>();
+
+/** The plan's monthly credits, granted once per calendar month (UTC) on the first call of the month. */
+async function grantMonthlyCredits(kernel: Kernel, workspace: Workspace, amount: number): Promise<void> {
+  const month = new Date().toISOString().slice(0, 7);
+  const key = `monthly:${workspace.id}:${month}`;
+  if (monthlyGranted.has(key)) return;
+  // The idempotency key makes the grant happen once, whichever process sees the first call.
+  await kernel.storage.credits.grant(workspace.id, amount, { idemKey: key, note: `${workspace.plan} plan, ${month}` });
+  monthlyGranted.add(key);
+}
+
+/**
+ * Checks a call that passed authentication against its plan: the per-key request rate (429 with
+ * Retry-After when over it, shared across processes through Redis) and the monthly credit grant.
+ * Both doors (REST and MCP) call it.
+ */
+export async function admitCall(kernel: Kernel, workspace: Workspace, callerKey: string): Promise<void> {
+  const rules = planRules(workspace.plan);
+  if (rules.requestsPerMinute !== null) {
+    const rule = { perSecond: rules.requestsPerMinute / 60, burst: rules.requestsPerMinute };
+    const waitMs = await kernel.rateLimiter.take(`caller:${callerKey}`, rule);
+    if (waitMs > 0) {
+      const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+      throw new ServiceError(
+        'rate_limited',
+        `Too many requests: the ${workspace.plan} plan allows ${rules.requestsPerMinute} per minute per key; retry in ${seconds} s`,
+        { headers: { 'retry-after': String(seconds) } },
+      );
+    }
+  }
+  if (rules.monthlyCredits > 0) await grantMonthlyCredits(kernel, workspace, rules.monthlyCredits);
+}
