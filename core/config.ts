@@ -1,3 +1,4 @@
+import type { QueueOptions } from './jobs/queue.ts';
 import { type PlanRules, parsePlans } from './plans.ts';
 
 /** Runtime configuration, read once from the environment (names are the contract of DESIGN.md §2). */
@@ -10,8 +11,10 @@ export interface Config {
   redisUrl: string | undefined;
   workers: number;
   workerConcurrency: number;
-  /** Attempts of a job before it goes to the dead letter. */
+  /** Attempts of a job before it goes to the dead letter (JOB_MAX_ATTEMPTS). */
   jobMaxAttempts: number;
+  /** Job queue tuning (JOB_* variables, see queueOptions). */
+  queue: QueueOptions;
   providerMode: 'live' | 'sandbox';
   bootstrapApiKey: string | undefined;
   bootstrapCredits: number;
@@ -60,6 +63,26 @@ function basePath(raw: string | undefined): string {
   return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
 }
 
+/**
+ * Queue tuning: JOB_VISIBILITY_TIMEOUT_MS (30000), JOB_MAX_ATTEMPTS (5), JOB_TIMEOUT_MS (900000;
+ * 0 = none), JOB_SHUTDOWN_GRACE_MS (10000), JOB_BACKOFF_MS (1000, first retry delay),
+ * JOB_QUEUE_PREFIX (wfs:jobs; Redis key prefix, also of the shared rate limits).
+ */
+function queueOptions(env: Env): QueueOptions {
+  const options: QueueOptions = { maxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 5, 1) };
+  const optional = (name: string, min: number) => (env[name] === undefined || env[name] === '' ? undefined : int(env, name, 0, min));
+  const visibility = optional('JOB_VISIBILITY_TIMEOUT_MS', 100);
+  if (visibility !== undefined) options.visibilityTimeoutMs = visibility;
+  const timeout = optional('JOB_TIMEOUT_MS', 0);
+  if (timeout !== undefined) options.jobTimeoutMs = timeout;
+  const grace = optional('JOB_SHUTDOWN_GRACE_MS', 0);
+  if (grace !== undefined) options.shutdownGraceMs = grace;
+  const backoff = optional('JOB_BACKOFF_MS', 0);
+  if (backoff !== undefined) options.backoff = { baseMs: backoff };
+  if (env.JOB_QUEUE_PREFIX) options.prefix = env.JOB_QUEUE_PREFIX;
+  return options;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     host: env.HOST || '127.0.0.1',
@@ -73,6 +96,7 @@ export function loadConfig(env: Env = process.env): Config {
     workers: int(env, 'WORKERS', 1),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1),
     jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 5, 1),
+    queue: queueOptions(env),
     providerMode: oneOf(env, 'PROVIDER_MODE', ['live', 'sandbox'] as const, 'live'),
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,
     bootstrapCredits: int(env, 'BOOTSTRAP_CREDITS', 1000),

@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import type { RateLimiter } from './jobs/rate-limiter.ts';
+import type { WorkerStatsBoard } from './metrics/worker-stats.ts';
 import type { PluginRegistry } from './plugins/registry.ts';
 import type { Storage } from './storage.ts';
 
@@ -12,4 +13,6 @@ export interface Kernel {
   queue: JobQueue;
   /** Per-provider request budgets (shared through Redis when REDIS_URL is set). */
   rateLimiter: RateLimiter;
+  /** Every worker's queue counters, for /metrics (through Redis when scaled out). */
+  statsBoard: WorkerStatsBoard;
 }

@@ -23,5 +23,5 @@ export const log = {
 
 /** Hides the password of a connection URL before it is logged. */
 export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  return url.replace(/\/\/([^:/@]*):[^@]*@/, "//$1:***@");
 }

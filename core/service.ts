@@ -1,12 +1,17 @@
-import { InProcessQueue } from '../adapters/queue/in-process.ts';
+import { openQueue } from '../adapters/queue/open-queue.ts';
+import { openStatsBoard } from '../adapters/metrics/worker-stats-boards.ts';
+import { openRateLimiter } from '../adapters/rate-limit/open-rate-limiter.ts';
 import { openStorage } from '../adapters/storage/sql-storage.ts';
 import type { Config } from './config.ts';
 import { restApp } from './http/rest-app.ts';
-import { runBuilderJob } from './jobs/run-builder.ts';
-import { runEnrichmentJob } from './jobs/run-enrichment.ts';
+import { BuilderRunPayload, runBuilderJob } from './jobs/run-builder.ts';
+import { EnrichPayloadSchema, runEnrichmentJob } from './jobs/run-enrichment.ts';
+import type { JobQueue } from './jobs/queue.ts';
 import type { Kernel } from './kernel.ts';
 import { log, redactUrl } from './log.ts';
+import { type RunningMcpHost, startMcpHost } from './mcp/mcp-host.ts';
 import { operations } from './operations/index.ts';
+import { configurePlans } from './plans.ts';
 import { loadPlugins } from './plugins/registry.ts';
 import { issueApiKey, hashApiKey } from './services/api-keys.ts';
 import { BUILDER_RUN_JOB } from './services/projects.ts';
@@ -16,15 +21,27 @@ export interface RunningService {
   kernel: Kernel;
   /** REST base URL, e.g. http://127.0.0.1:3000/api/enterprise (undefined when REST is off). */
   restUrl?: string;
+  /** MCP endpoint, e.g. http://127.0.0.1:3001/mcp/ (undefined when the MCP host is off). */
+  mcpUrl?: string;
   stop(): Promise<void>;
 }
 
 /** Opens storage, loads plugins and builds the kernel (no listener). */
 export async function createKernel(config: Config): Promise<Kernel> {
+  configurePlans(config.plans);
   const plugins = await loadPlugins(config.pluginsDir);
   const storage = await openStorage(config.databaseUrl);
-  const queue = new InProcessQueue();
-  return { config, storage, plugins, queue };
+  let queue: JobQueue;
+  try {
+    queue = await openQueue(config.redisUrl, config.queue);
+  } catch (e) {
+    await storage.close();
+    throw e;
+  }
+  const prefix = config.queue.prefix ?? 'wfs';
+  const rateLimiter = openRateLimiter(config.redisUrl, prefix);
+  const statsBoard = openStatsBoard(config.redisUrl, prefix);
+  return { config, storage, plugins, queue, rateLimiter, statsBoard };
 }
 
 /** BOOTSTRAP_API_KEY: creates (once) a `default` workspace on `pro` holding that key. */
@@ -39,24 +56,34 @@ export async function bootstrap(kernel: Kernel): Promise<void> {
   log.info('bootstrap workspace created', { workspace_id: ws.id });
 }
 
-export function startWorkers(kernel: Kernel): void {
+/** Starts consuming jobs, and publishes this worker's counters for /metrics every few seconds. */
+export function startWorkers(kernel: Kernel): () => void {
+  const publish = () => kernel.queue.stats().then((s) => kernel.statsBoard.publish(s)).catch(() => undefined);
+  const timer = setInterval(publish, 5_000);
+  timer.unref();
+  void publish();
   kernel.queue.consume(
     {
-      [BUILDER_RUN_JOB]: (job) => runBuilderJob(kernel, job),
-      [ENRICH_JOB]: (job) => runEnrichmentJob(kernel, job),
+      // A payload that does not fit goes to the dead letter with the reason, never into a retry loop.
+      [BUILDER_RUN_JOB]: { handler: (job, ctx) => runBuilderJob(kernel, job, ctx), payloadSchema: BuilderRunPayload },
+      [ENRICH_JOB]: { handler: (job, ctx) => runEnrichmentJob(kernel, job, ctx), payloadSchema: EnrichPayloadSchema },
     },
     { concurrency: kernel.config.workerConcurrency },
   );
+  return () => clearInterval(timer);
 }
 
-/** Starts the service as `bun run start` does: REST listener plus in-process workers. */
-export async function startService(config: Config, options: { rest?: boolean } = {}): Promise<RunningService> {
+/**
+ * Starts the service as `bun run start` does: REST listener, MCP host and in-process workers.
+ * SERVE=rest or SERVE=mcp (or the options) leave one door closed, for scaled-out processes.
+ */
+export async function startService(config: Config, options: { rest?: boolean; mcp?: boolean } = {}): Promise<RunningService> {
   const kernel = await createKernel(config);
   await bootstrap(kernel);
-  if (config.workers > 0) startWorkers(kernel);
+  const stopPublishing = config.workers > 0 ? startWorkers(kernel) : () => {};
   let restUrl: string | undefined;
   let server: { stop(): Promise<void> | void } | undefined;
-  if (options.rest !== false) {
+  if (options.rest ?? config.serve !== 'mcp') {
     // Bun's own cap sits above ours so that the handler can answer a readable 413 first.
     const maxRequestBodySize = config.maxBodyBytes * 2 + 65_536;
     const app = restApp(kernel, operations).listen({ hostname: config.host, port: config.port, maxRequestBodySize });
@@ -65,12 +92,19 @@ export async function startService(config: Config, options: { rest?: boolean } =
     server = { stop: async () => void (await app.stop()) };
     log.info('REST API listening', { url: restUrl, docs: `${restUrl}/docs`, database: redactUrl(config.databaseUrl) });
   }
+  let mcp: RunningMcpHost | undefined;
+  if (options.mcp ?? config.serve !== 'rest') mcp = startMcpHost(kernel, operations);
   return {
     kernel,
     restUrl,
+    mcpUrl: mcp?.url,
     async stop() {
       await server?.stop();
+      await mcp?.stop();
+      stopPublishing();
       await kernel.queue.close();
+      await kernel.rateLimiter.close();
+      await kernel.statsBoard.close();
       await kernel.storage.close();
     },
   };

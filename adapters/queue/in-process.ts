@@ -1,68 +1,220 @@
 import { newId } from '../../core/ids.ts';
-import type { Job, JobHandler, JobQueue } from '../../core/jobs/queue.ts';
+import {
+  type ConsumeOptions,
+  type DeadJob,
+  type Job,
+  type JobHandlers,
+  type JobQueue,
+  newWorkerId,
+  type QueueOptions,
+  type QueueStats,
+} from '../../core/jobs/queue.ts';
+import { type AttemptOutcome, type RetryPolicy, retryPolicy, runAttempt } from '../../core/jobs/retry-policy.ts';
 import { log } from '../../core/log.ts';
 
+interface Entry {
+  job: Job;
+  enqueuedAt: number;
+}
+
+interface Running {
+  entry: Entry;
+  controller: AbortController;
+}
+
 /**
- * The embedded default queue: jobs live in memory and run in this process. Work queued here is
- * lost if the process dies; set REDIS_URL for durable jobs.
+ * The embedded default queue: jobs live in memory and run in this process, with the same semantics
+ * as the Redis queue (retries with backoff, dead letter, timeouts, concurrency, graceful close).
+ * Work queued here is lost if the process dies; set REDIS_URL for durable jobs.
  */
 export class InProcessQueue implements JobQueue {
-  private readonly waiting: Job[] = [];
-  private handlers: Record<string, JobHandler> = {};
+  readonly workerId: string;
+  private readonly policy: RetryPolicy;
+  private readonly graceMs: number;
+  private readonly deadMaxLength: number;
+  private readonly waiting: Entry[] = [];
+  private readonly delayed = new Map<Entry, ReturnType<typeof setTimeout>>();
+  private readonly running = new Set<Running>();
+  private readonly dead: DeadJob[] = [];
+  private handlers: JobHandlers = {};
   private concurrency = 0;
-  private running = 0;
   private closed = false;
   private idleWaiters: (() => void)[] = [];
+  private readonly counters = { processed: 0, failed: 0, deadLettered: 0, latencyCount: 0, latencySumMs: 0, latencyMaxMs: 0 };
+
+  constructor(options: QueueOptions = {}) {
+    this.workerId = options.workerId ?? newWorkerId();
+    this.policy = retryPolicy(options);
+    this.graceMs = options.shutdownGraceMs ?? 10_000;
+    this.deadMaxLength = options.deadMaxLength ?? 100_000;
+  }
 
   async enqueue(type: string, payload: unknown): Promise<string> {
     if (this.closed) throw new Error('queue is closed');
-    const job: Job = { id: newId(), type, payload, attempt: 1 };
-    this.waiting.push(job);
+    const entry: Entry = { job: { id: newId(), type, payload, attempt: 1 }, enqueuedAt: Date.now() };
+    this.waiting.push(entry);
     queueMicrotask(() => this.pump());
-    return job.id;
+    return entry.job.id;
   }
 
-  consume(handlers: Record<string, JobHandler>, options: { concurrency: number }): void {
+  consume(handlers: JobHandlers, options: ConsumeOptions): void {
     this.handlers = handlers;
-    this.concurrency = options.concurrency;
+    this.concurrency = Math.max(0, options.concurrency);
+    log.info('job consumer started', { worker: this.workerId, queue: 'in-process', concurrency: this.concurrency });
     this.pump();
   }
 
   private pump(): void {
-    while (!this.closed && this.running < this.concurrency && this.waiting.length > 0) {
-      const job = this.waiting.shift() as Job;
-      const handler = this.handlers[job.type];
-      if (!handler) {
-        log.error('no handler for job type', { job_id: job.id, type: job.type });
-        continue;
-      }
-      this.running++;
-      handler(job)
-        .catch((e) => log.error('job failed', { job_id: job.id, type: job.type, error: (e as Error).message }))
-        .finally(() => {
-          this.running--;
-          this.pump();
-          this.notifyIdle();
-        });
+    while (!this.closed && this.running.size < this.concurrency && this.waiting.length > 0) {
+      this.start(this.waiting.shift() as Entry);
     }
     this.notifyIdle();
   }
 
-  private notifyIdle(): void {
-    if (this.running === 0 && (this.waiting.length === 0 || this.concurrency === 0)) {
-      const waiters = this.idleWaiters;
-      this.idleWaiters = [];
-      for (const w of waiters) w();
-    }
+  private start(entry: Entry): void {
+    const run: Running = { entry, controller: new AbortController() };
+    this.running.add(run);
+    const { job } = entry;
+    log.debug('job started', this.fields(job));
+    runAttempt(this.handlers, job, { workerId: this.workerId, controller: run.controller }, this.policy)
+      .then((outcome) => {
+        // A job abandoned by close() past its grace period is not settled.
+        if (this.running.has(run)) this.settle(entry, outcome);
+      })
+      .finally(() => {
+        this.running.delete(run);
+        this.pump();
+      });
   }
 
-  drain(): Promise<void> {
-    if (this.running === 0 && (this.waiting.length === 0 || this.concurrency === 0)) return Promise.resolve();
+  private settle(entry: Entry, outcome: AttemptOutcome): void {
+    const { job } = entry;
+    if (outcome.kind === 'done') {
+      const ms = Date.now() - entry.enqueuedAt;
+      const c = this.counters;
+      c.processed++;
+      c.latencyCount++;
+      c.latencySumMs += ms;
+      c.latencyMaxMs = Math.max(c.latencyMaxMs, ms);
+      log.debug('job completed', { ...this.fields(job), latency_ms: ms });
+      return;
+    }
+    this.counters.failed++;
+    if (outcome.kind === 'retry') {
+      if (this.closed) return;
+      log.warn('job failed, will retry', { ...this.fields(job), delay_ms: outcome.delayMs, error: outcome.error });
+      const next: Entry = { job: { ...job, attempt: job.attempt + 1 }, enqueuedAt: entry.enqueuedAt };
+      const timer = setTimeout(() => {
+        this.delayed.delete(next);
+        this.waiting.push(next);
+        this.pump();
+      }, outcome.delayMs);
+      this.delayed.set(next, timer);
+      return;
+    }
+    this.counters.deadLettered++;
+    log.error('job dead-lettered', { ...this.fields(job), reason: outcome.reason, error: outcome.error });
+    this.dead.push({
+      id: job.id,
+      type: job.type,
+      payload: job.payload,
+      attempts: job.attempt,
+      reason: outcome.reason,
+      error: outcome.error,
+      enqueuedAt: entry.enqueuedAt,
+      failedAt: Date.now(),
+      worker: this.workerId,
+    });
+    if (this.dead.length > this.deadMaxLength) this.dead.splice(0, this.dead.length - this.deadMaxLength);
+  }
+
+  private fields(job: Job): Record<string, unknown> {
+    return { worker: this.workerId, job_id: job.id, type: job.type, attempt: job.attempt };
+  }
+
+  private isIdle(): boolean {
+    if (this.running.size > 0) return false;
+    return this.closed || this.concurrency === 0 || (this.waiting.length === 0 && this.delayed.size === 0);
+  }
+
+  private notifyIdle(): void {
+    if (!this.isIdle()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  async drain(options: { timeoutMs?: number } = {}): Promise<void> {
+    if (options.timeoutMs === undefined) return this.idle();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`queue not drained within ${options.timeoutMs} ms`)), options.timeoutMs);
+    });
+    try {
+      await Promise.race([this.idle(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async close(): Promise<void> {
+    if (this.closed) return this.idle();
     this.closed = true;
-    if (this.running > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    for (const timer of this.delayed.values()) clearTimeout(timer);
+    const dropped = this.waiting.length + this.delayed.size;
+    this.delayed.clear();
+    if (dropped > 0) log.warn('in-process queue closed with jobs not run (they are lost)', { worker: this.workerId, jobs: dropped });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const grace = new Promise<'grace'>((resolve) => {
+      timer = setTimeout(() => resolve('grace'), this.graceMs);
+    });
+    const result = await Promise.race([this.idle(), grace]);
+    clearTimeout(timer);
+    if (result === 'grace') {
+      for (const run of this.running) {
+        log.warn('job still running at shutdown, abandoned', this.fields(run.entry.job));
+        run.controller.abort(new Error('queue closed'));
+      }
+      this.running.clear();
+      this.notifyIdle();
+    }
+  }
+
+  async stats(): Promise<QueueStats> {
+    const c = this.counters;
+    return {
+      workerId: this.workerId,
+      waiting: this.waiting.length,
+      delayed: this.delayed.size,
+      pending: this.running.size,
+      dead: this.dead.length,
+      running: this.running.size,
+      processed: c.processed,
+      failed: c.failed,
+      deadLettered: c.deadLettered,
+      latency: { count: c.latencyCount, sumMs: c.latencySumMs, maxMs: c.latencyMaxMs },
+    };
+  }
+
+  async listDead(limit = 100): Promise<DeadJob[]> {
+    return this.dead.slice(Math.max(0, this.dead.length - limit)).reverse();
+  }
+
+  async retryDead(id: string | 'all'): Promise<number> {
+    if (this.closed) throw new Error('queue is closed');
+    const picked = id === 'all' ? this.dead.splice(0) : this.takeDead(id);
+    for (const d of picked) this.waiting.push({ job: { id: d.id, type: d.type, payload: d.payload, attempt: 1 }, enqueuedAt: Date.now() });
+    if (picked.length > 0) queueMicrotask(() => this.pump());
+    return picked.length;
+  }
+
+  private takeDead(id: string): DeadJob[] {
+    const i = this.dead.findIndex((d) => d.id === id);
+    return i < 0 ? [] : this.dead.splice(i, 1);
   }
 }

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { openStorage } from '../../adapters/storage/sql-storage.ts';
-import { loadConfig } from '../config.ts';
+import { openStatsBoard } from '../../adapters/metrics/worker-stats-boards.ts';
+import { openQueue } from '../../adapters/queue/open-queue.ts';
+import { type Config, loadConfig } from '../config.ts';
 import { setLogLevel } from '../log.ts';
 import { configurePlans, isKnownPlan, planNames } from '../plans.ts';
 import { issueApiKey, keyPrefix } from '../services/api-keys.ts';
@@ -17,6 +19,9 @@ const USAGE = `usage: bun run admin <command>
   credits:grant --workspace ID --amount N
   credits:ledger --workspace ID [--limit N]
   credits:usage --workspace ID [--days N] [--csv]
+  jobs:stats                      (needs REDIS_URL)
+  jobs:dead [--limit N]
+  jobs:retry --id JOB_ID | --all
   plan:set --workspace ID --plan P
   oauth:link --workspace ID --subject SUB [--issuer URL]   (MCP OAuth; issuer defaults to OAUTH_ISSUER)`;
 
@@ -52,7 +57,41 @@ async function workspaceOrFail(storage: Storage, id: string) {
   return ws;
 }
 
-export async function runAdmin(argv: string[], storage: Storage): Promise<unknown> {
+/** The job commands work on the shared Redis queue; the in-process queue lives inside the server. */
+async function jobsCommand(command: string, values: Record<string, string | boolean | undefined>, config: Config): Promise<unknown> {
+  if (!config.redisUrl) {
+    throw new UsageError(`${command} needs REDIS_URL: without it the queue lives inside the server process (see GET /metrics there)`);
+  }
+  const queue = await openQueue(config.redisUrl, config.queue);
+  const board = openStatsBoard(config.redisUrl, config.queue.prefix ?? 'wfs');
+  try {
+    switch (command) {
+      case 'jobs:stats': {
+        const { waiting, delayed, pending, dead } = await queue.stats();
+        const workers = (await board.all()).map(({ workerId, running, processed, failed, deadLettered, latency }) => ({
+          worker: workerId,
+          running,
+          processed,
+          failed,
+          dead_lettered: deadLettered,
+          mean_latency_ms: latency.count ? Math.round(latency.sumMs / latency.count) : null,
+        }));
+        return { waiting, delayed, pending, dead, workers };
+      }
+      case 'jobs:dead':
+        return { dead: await queue.listDead(values.limit ? amount(String(values.limit), 'limit') : 50) };
+      default: {
+        const id = values.id === true || values.all ? 'all' : need(values, 'id');
+        return { retried: await queue.retryDead(id) };
+      }
+    }
+  } finally {
+    await queue.close();
+    await board.close();
+  }
+}
+
+export async function runAdmin(argv: string[], storage: Storage, config: Config = loadConfig()): Promise<unknown> {
   const [command, ...rest] = argv;
   const { values } = parseArgs({
     args: rest,
@@ -68,10 +107,13 @@ export async function runAdmin(argv: string[], storage: Storage): Promise<unknow
       limit: { type: 'string' },
       days: { type: 'string' },
       csv: { type: 'boolean' },
+      id: { type: 'string' },
+      all: { type: 'boolean' },
     },
     strict: true,
   });
   const repo = storage.workspaces;
+  if (command === 'jobs:stats' || command === 'jobs:dead' || command === 'jobs:retry') return jobsCommand(command, values, config);
   switch (command) {
     case 'workspace:create': {
       const ws = await repo.create({ name: need(values, 'name'), plan: plan(values.plan ?? 'pro') });
@@ -140,7 +182,7 @@ if (import.meta.main) {
   const storage = await openStorage(config.databaseUrl);
   let code = 0;
   try {
-    const answer = await runAdmin(process.argv.slice(2), storage);
+    const answer = await runAdmin(process.argv.slice(2), storage, config);
     console.log(answer instanceof CsvText ? answer.text : JSON.stringify(answer, null, 2));
   } catch (e) {
     console.log(JSON.stringify({ error: (e as Error).message }));

@@ -9,6 +9,7 @@ import { runOperation } from '../operations/run-operation.ts';
 import { admitCall } from '../services/admission.ts';
 import { authenticate, hashApiKey } from '../services/api-keys.ts';
 import { errorResponse } from './error-response.ts';
+import { renderMetrics } from '../metrics/prometheus.ts';
 import { openapiOperation } from './openapi.ts';
 
 const SWAGGER_ASSETS = resolve(import.meta.dir, '../../node_modules/swagger-ui-dist');
@@ -66,6 +67,14 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
       if (!/^swagger-ui(-bundle\.js|\.css)$/.test(params.file)) return new Response('Not found', { status: 404 });
       return new Response(Bun.file(`${SWAGGER_ASSETS}/${params.file}`));
     }, { detail: { hide: true } });
+
+  // Operators' view of the queues (Prometheus text). Outside BASE_PATH, like every scrape target.
+  app.get('/metrics', async () => {
+    const [own, published] = await Promise.all([kernel.queue.stats(), kernel.statsBoard.all()]);
+    const workers = [...published.filter((w) => w.workerId !== own.workerId), ...(kernel.config.workers > 0 ? [own] : [])];
+    const { contentType, body } = await renderMetrics(own, workers);
+    return new Response(body, { headers: { 'content-type': contentType } });
+  }, { detail: { hide: true } });
 
   for (const op of ops) {
     app.route(

@@ -1,20 +1,162 @@
+import { hostname } from 'node:os';
+import type { TSchema } from '@sinclair/typebox';
+
 /** A unit of background work. Handlers must be idempotent: delivery is at least once. */
 export interface Job<P = unknown> {
+  /** Stable across retries and re-drives (UUID v7). */
   id: string;
   type: string;
   payload: P;
+  /** 1 on the first delivery; a retry, a timed-out attempt or a take-over after a crash adds one. */
   attempt: number;
 }
 
-export type JobHandler = (job: Job) => Promise<void>;
+/** What a handler gets beside its job. */
+export interface JobContext {
+  /** Aborted when the attempt times out (`jobTimeoutMs`), the queue closes past its grace period, or the job's lease is lost. */
+  signal: AbortSignal;
+  /** The consumer running the job (hostname-pid-random), for logs. */
+  workerId: string;
+}
+
+export type JobHandler = (job: Job, ctx: JobContext) => Promise<void>;
+
+/**
+ * A handler with an optional TypeBox schema of its payload. A payload that fails the schema is a
+ * permanent failure: the job goes to the dead letter at once with the reason, and is never retried.
+ */
+export interface JobRegistration {
+  handler: JobHandler;
+  payloadSchema?: TSchema;
+}
+
+export type JobHandlers = Record<string, JobHandler | JobRegistration>;
+
+/**
+ * How a handler says whether a failure is worth retrying. Any error object with `retryable: false`
+ * (e.g. ProviderError for a 4xx) is permanent; `retryable: true` (429, 5xx, timeout) or no flag at all
+ * (as BullMQ does) is retried with backoff until `maxAttempts`. `retryAfterMs`, when set, is a floor
+ * on the next delay (e.g. a provider's Retry-After).
+ */
+export class JobError extends Error {
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, options: { retryable: boolean; retryAfterMs?: number; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.name = 'JobError';
+    this.retryable = options.retryable;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/** A failure that no retry can fix (bad input, missing record, 4xx): dead-lettered at once. */
+export const permanentError = (message: string, cause?: unknown): JobError => new JobError(message, { retryable: false, cause });
+/** A failure worth retrying later (429, 5xx, timeout). */
+export const retryableError = (message: string, retryAfterMs?: number): JobError => new JobError(message, { retryable: true, retryAfterMs });
+
+/** Why a job ended in the dead letter. */
+export type DeadReason = 'permanent_error' | 'max_attempts' | 'no_handler' | 'invalid_payload';
+
+/** A job in the dead letter, as `listDead` answers it. */
+export interface DeadJob {
+  id: string;
+  type: string;
+  payload: unknown;
+  /** Attempts made before it was dead-lettered. */
+  attempts: number;
+  reason: DeadReason;
+  /** The last error message. */
+  error: string;
+  /** ms since epoch. */
+  enqueuedAt: number;
+  failedAt: number;
+  /** Consumer that dead-lettered it. */
+  worker: string;
+}
+
+/** Counters for /metrics. On Redis the queue figures come from Redis, so every process sees the same. */
+export interface QueueStats {
+  /** This process's consumer id. */
+  workerId: string;
+  /** Jobs not yet delivered to any worker (queue depth). */
+  waiting: number;
+  /** Retries waiting for their backoff delay. */
+  delayed: number;
+  /** Delivered to a worker and not yet acknowledged (running, or held by a worker that died). */
+  pending: number;
+  /** Jobs in the dead letter now. */
+  dead: number;
+  /** This process: jobs running now. */
+  running: number;
+  /** This process: jobs completed since start. */
+  processed: number;
+  /** This process: failed attempts since start (retried or dead-lettered). */
+  failed: number;
+  /** This process: jobs it moved to the dead letter since start. */
+  deadLettered: number;
+  /** This process: enqueue→done time of its completed jobs. */
+  latency: { count: number; sumMs: number; maxMs: number };
+}
+
+export interface ConsumeOptions {
+  /** At most this many jobs run at once in this process. */
+  concurrency: number;
+}
 
 /** The job queue door (DESIGN.md §1). In-process for the embedded default; Redis Streams to scale out. */
 export interface JobQueue {
+  /** Consumer id of this process (hostname-pid-random), named on every job log line. */
+  readonly workerId: string;
+  /** Queues a job and answers its id. Durable once resolved (Redis). */
   enqueue(type: string, payload: unknown): Promise<string>;
-  /** Starts consuming with these handlers, at most `concurrency` jobs at once. */
-  consume(handlers: Record<string, JobHandler>, options: { concurrency: number }): void;
-  /** Resolves when no job is waiting or running (used by tests and graceful shutdown). */
-  drain(): Promise<void>;
-  /** Stops taking jobs and waits for the running ones. */
+  /** Starts consuming with these handlers, at most `concurrency` jobs at once. Call once. */
+  consume(handlers: JobHandlers, options: ConsumeOptions): void;
+  /**
+   * Resolves when no job is waiting, delayed or running. In-process: when this process has nothing
+   * left (at once when it does not consume). Redis: when the shared queue is empty, whoever consumes it.
+   */
+  drain(options?: { timeoutMs?: number }): Promise<void>;
+  /**
+   * Stops taking jobs and waits for the running ones up to the grace period; then aborts their
+   * signals. On Redis an unfinished job is never acknowledged: it stays pending and another worker
+   * takes it over after the visibility timeout.
+   */
   close(): Promise<void>;
+  stats(): Promise<QueueStats>;
+  /** The newest dead-lettered jobs first. */
+  listDead(limit?: number): Promise<DeadJob[]>;
+  /** Puts dead jobs back on the queue with a fresh attempt count; answers how many were re-driven. */
+  retryDead(id: string | 'all'): Promise<number>;
+}
+
+/** Tuning shared by both implementations (DESIGN.md §4). */
+export interface QueueOptions {
+  /** Attempts before a job goes to the dead letter (default 5). */
+  maxAttempts?: number;
+  /** Exponential backoff between attempts: base * 2^(attempt-1), capped, with jitter (core/jobs/retry-policy.ts). */
+  backoff?: { baseMs?: number; maxMs?: number; jitter?: number };
+  /** Time limit of one attempt; on expiry the signal aborts and the attempt fails as retryable (default 15 min; 0 = none). */
+  jobTimeoutMs?: number;
+  /** close(): how long running jobs may take to finish (default 10 s). */
+  shutdownGraceMs?: number;
+  /** Redis: a delivered job idle this long is taken over by another worker (JOB_VISIBILITY_TIMEOUT_MS, default 30 s). */
+  visibilityTimeoutMs?: number;
+  /** Redis: key prefix (default `wfs:jobs`); keys are `<prefix>:stream`, `<prefix>:delayed`, `<prefix>:dead`. */
+  prefix?: string;
+  /** Redis: approximate cap (`MAXLEN ~`) of the job stream (default 1,000,000) and of the dead stream (default 100,000). */
+  maxLength?: number;
+  deadMaxLength?: number;
+  /** Redis: openQueue fails if Redis does not answer within this time (default 10 s). */
+  connectTimeoutMs?: number;
+  /** Redis: how often consumers move due retries back to the stream (default 1 s). */
+  pollIntervalMs?: number;
+  /** Redis: longest XREADGROUP BLOCK (default 2 s). */
+  blockMs?: number;
+  /** Overrides the generated consumer id (tests). */
+  workerId?: string;
+}
+
+/** A consumer id unique across processes and restarts: hostname-pid-random. */
+export function newWorkerId(): string {
+  return `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 }

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
 import type { BuilderCheckpoint, Cell, Column, ExecutionLogEntry, Project } from '../model.ts';
@@ -8,6 +9,8 @@ import { rowRoom } from '../services/quotas.ts';
 import { insertRows } from '../services/row-insert.ts';
 import { type Job, type JobContext, retryableError } from './queue.ts';
 import { awaitProviderBudget } from './rate-limiter.ts';
+
+export const BuilderRunPayload = Type.Object({ project_pk: Type.Integer({ minimum: 1 }) });
 
 /** The log keeps its newest entries; a long run does not grow the project record without bound. */
 const LOG_LIMIT = 200;

@@ -1,3 +1,4 @@
+import { type Static, Type } from '@sinclair/typebox';
 import { conditionHolds } from '../columns/run-condition.ts';
 import { referencedColumns, renderTemplate } from '../columns/templates.ts';
 import type { Kernel } from '../kernel.ts';
@@ -24,11 +25,12 @@ interface Pending extends Open {
   chargeKey: string;
 }
 
-export interface EnrichPayload {
-  project_pk: number;
-  col_no: number;
-  seqs: number[];
-}
+export const EnrichPayloadSchema = Type.Object({
+  project_pk: Type.Integer({ minimum: 1 }),
+  col_no: Type.Integer({ minimum: 1 }),
+  seqs: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1 }),
+});
+export type EnrichPayload = Static<typeof EnrichPayloadSchema>;
 
 function rowValues(columns: Column[], row: StoredRow): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDatabase, type MariaDbServer, startMariaDb } from './mariadb.ts';
+import { freshPrefix, type RedisServer, startRedis } from './redis.ts';
 
 /**
  * The databases every suite runs on: SQLite (a temp file) and MariaDB/MySQL (MYSQL_URL when given,
@@ -12,6 +13,7 @@ export type Dialect = 'sqlite' | 'mysql';
 export const DIALECTS: Dialect[] = (process.env.TEST_DIALECTS?.split(',') as Dialect[] | undefined) ?? ['sqlite', 'mysql'];
 
 let server: Promise<MariaDbServer> | undefined;
+let redis: Promise<RedisServer> | undefined;
 let counter = 0;
 
 function mysqlServerUrl(): Promise<string> {
@@ -27,8 +29,21 @@ export async function freshDatabaseUrl(dialect: Dialect): Promise<string> {
   return createDatabase(await mysqlServerUrl(), name);
 }
 
-/** Stops the throwaway server (the test preload calls this once, after every suite). */
+/**
+ * The job queue that goes with a dialect: SQLite runs use the in-process queue, MariaDB runs a
+ * throwaway `redis-server` (REDIS_URL when given) with a key prefix of their own — so the whole
+ * suite runs once embedded and once as in production.
+ */
+export async function queueEnv(dialect: Dialect): Promise<Record<string, string>> {
+  if (dialect === 'sqlite') return {};
+  redis ??= startRedis();
+  return { REDIS_URL: (await redis).url, JOB_QUEUE_PREFIX: freshPrefix('svc') };
+}
+
+/** Stops the throwaway servers (the test preload calls this once, after every suite). */
 export async function stopTestDatabases(): Promise<void> {
   if (server) await (await server).stop();
+  if (redis) await (await redis).stop();
   server = undefined;
+  redis = undefined;
 }

@@ -1,5 +1,5 @@
 import { type Subprocess, spawn } from 'bun';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
@@ -41,6 +41,8 @@ async function waitForConnect(port: number, proc: Subprocess, timeoutMs: number)
 export async function startMariaDb(options: { flushEachCommit?: boolean; bufferPoolMb?: number } = {}): Promise<MariaDbServer> {
   const dir = mkdtempSync(join(tmpdir(), 'wfs-mariadb-'));
   const datadir = join(dir, 'data');
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp);
   const install = Bun.spawnSync(
     ['mariadb-install-db', '--no-defaults', `--datadir=${datadir}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'],
     { stdout: 'pipe', stderr: 'pipe' },
@@ -55,6 +57,8 @@ export async function startMariaDb(options: { flushEachCommit?: boolean; bufferP
       '--no-defaults',
       `--datadir=${datadir}`,
       `--socket=${join(dir, 'mysqld.sock')}`,
+      // Its own temp dir: servers of parallel test runs must not share temp-table files.
+      `--tmpdir=${tmp}`,
       `--pid-file=${join(dir, 'mysqld.pid')}`,
       `--port=${port}`,
       '--bind-address=127.0.0.1',

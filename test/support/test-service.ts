@@ -1,7 +1,7 @@
 import { loadConfig } from '../../core/config.ts';
 import { issueApiKey } from '../../core/services/api-keys.ts';
 import { type RunningService, startService } from '../../core/service.ts';
-import { type Dialect, freshDatabaseUrl } from './databases.ts';
+import { type Dialect, freshDatabaseUrl, queueEnv } from './databases.ts';
 
 /** A running service on a fresh database, a workspace key, and a small HTTP client for it. */
 export interface TestService {
@@ -17,7 +17,14 @@ export interface TestService {
 }
 
 export async function startTestService(dialect: Dialect, env: Record<string, string> = {}): Promise<TestService> {
-  const config = loadConfig({ PROVIDER_MODE: 'sandbox', ...env, DATABASE_URL: await freshDatabaseUrl(dialect), PORT: '0' });
+  const config = loadConfig({
+    PROVIDER_MODE: 'sandbox',
+    JOB_BACKOFF_MS: '50',
+    ...(await queueEnv(dialect)),
+    ...env,
+    DATABASE_URL: await freshDatabaseUrl(dialect),
+    PORT: '0',
+  });
   const service = await startService(config);
   const repo = service.kernel.storage.workspaces;
   const newWorkspace = async (plan = 'pro', credits = 1_000_000) => {
