@@ -1,4 +1,4 @@
-import { ServiceError } from '../errors.ts';
+import { isStoreUnavailable, ServiceError } from '../errors.ts';
 import { log } from '../log.ts';
 
 /** Maps any failure to the REST error body `{"detail": ...}`; unexpected errors leak no internals. */
@@ -7,10 +7,13 @@ export function errorResponse(e: unknown, requestId: string): Response {
     return Response.json({ detail: e.detail }, { status: e.status, headers: e.headers });
   }
   const err = e as Error;
-  const unreachable = /ECONNREFUSED|PROTOCOL_CONNECTION_LOST|ETIMEDOUT|Connection lost|database is locked/i.test(String(err?.message));
-  log.error('request failed', { request_id: requestId, error: err?.message, stack: err?.stack });
-  if (unreachable) {
-    return Response.json({ detail: `The database is unreachable; retry shortly (request ${requestId})` }, { status: 503, headers: { 'retry-after': '5' } });
+  if (isStoreUnavailable(e)) {
+    log.warn('database unreachable', { request_id: requestId, error: err?.message });
+    return Response.json(
+      { detail: `The database is unreachable; nothing was changed. Retry in a few seconds (request ${requestId})` },
+      { status: 503, headers: { 'retry-after': '5' } },
+    );
   }
+  log.error('request failed', { request_id: requestId, error: err?.message, stack: err?.stack });
   return Response.json({ detail: `Internal error; the server log has the details under request ${requestId}` }, { status: 500 });
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { isStoreUnavailable } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
 import type { BuilderCheckpoint, Cell, Column, ExecutionLogEntry, Project } from '../model.ts';
@@ -130,6 +131,8 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
     log.info('builder run completed', { job_id: job.id, worker: jobCtx.workerId, project_id: project.id, builder: builder.id, rows: created });
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
+    // The database went away: the checkpoint holds, so the retry resumes once it is back.
+    if (isStoreUnavailable(e)) throw retryableError(`database unreachable: ${message}`);
     const retryable = e instanceof ProviderError ? e.retryable : false;
     if (retryable && job.attempt < kernel.config.jobMaxAttempts) {
       // The checkpoint is already saved with the last page: the retry continues from there.

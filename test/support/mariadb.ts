@@ -11,6 +11,8 @@ import { createConnection } from 'mysql2/promise';
  */
 export interface MariaDbServer {
   url: string;
+  /** Stops the server (data kept), waits `downMs`, starts it again on the same port. */
+  restart(downMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -51,8 +53,7 @@ export async function startMariaDb(options: { flushEachCommit?: boolean; bufferP
     throw new Error(`mariadb-install-db failed (is mariadb-server installed? run scripts/setup-services.sh): ${install.stderr.toString().slice(-500)}`);
   }
   const port = freePort();
-  const proc = spawn(
-    [
+  const args = [
       'mariadbd',
       '--no-defaults',
       `--datadir=${datadir}`,
@@ -70,9 +71,15 @@ export async function startMariaDb(options: { flushEachCommit?: boolean; bufferP
       '--max-connections=500',
       '--character-set-server=utf8mb4',
       '--collation-server=utf8mb4_unicode_ci',
-    ],
-    { stdout: 'ignore', stderr: 'pipe' },
-  );
+  ];
+  const launch = () => spawn(args, { stdout: 'ignore', stderr: 'pipe' });
+  let proc = launch();
+  const halt = async () => {
+    proc.kill('SIGTERM');
+    await Promise.race([proc.exited, Bun.sleep(10_000)]);
+    if (proc.exitCode === null) proc.kill('SIGKILL');
+    await proc.exited;
+  };
   try {
     await waitForConnect(port, proc, 30_000);
   } catch (e) {
@@ -82,10 +89,14 @@ export async function startMariaDb(options: { flushEachCommit?: boolean; bufferP
   }
   return {
     url: `mysql://root@127.0.0.1:${port}`,
+    async restart(downMs = 0) {
+      await halt();
+      await Bun.sleep(downMs);
+      proc = launch();
+      await waitForConnect(port, proc, 30_000);
+    },
     async stop() {
-      proc.kill('SIGTERM');
-      await Promise.race([proc.exited, Bun.sleep(10_000)]);
-      if (proc.exitCode === null) proc.kill('SIGKILL');
+      await halt();
       rmSync(dir, { recursive: true, force: true });
     },
   };

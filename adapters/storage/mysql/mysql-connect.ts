@@ -12,7 +12,8 @@ export function connectMysql(url: string, poolSize: number): Kysely<Tables> {
     decimalNumbers: true,
     supportBigNumbers: true,
     enableKeepAlive: true,
-    connectTimeout: 10_000,
+    // A database that is away answers fast (503), rather than holding requests for long.
+    connectTimeout: 3_000,
   });
   return new Kysely<Tables>({ dialect: new MysqlDialect({ pool }) });
 }

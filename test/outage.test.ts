@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { resolve } from 'node:path';
+import { loadConfig } from '../core/config.ts';
+import { issueApiKey } from '../core/services/api-keys.ts';
+import { type RunningService, startService } from '../core/service.ts';
+import { queueEnv } from './support/databases.ts';
+import { createDatabase, type MariaDbServer, startMariaDb } from './support/mariadb.ts';
+
+/** The database going away mid-run: the API answers 503 at once, the run waits and resumes. */
+let db: MariaDbServer;
+let service: RunningService;
+let key: string;
+
+beforeAll(async () => {
+  db = await startMariaDb({ bufferPoolMb: 128 });
+  service = await startService(
+    loadConfig({
+      ...(await queueEnv('mysql')),
+      DATABASE_URL: await createDatabase(db.url, 'outage'),
+      PORT: '0',
+      PROVIDER_MODE: 'sandbox',
+      PLUGINS_DIR: resolve(import.meta.dir, 'fixtures/plugins'),
+      JOB_BACKOFF_MS: '200',
+      JOB_MAX_ATTEMPTS: '30',
+    }),
+  );
+  const ws = await service.kernel.storage.workspaces.create({ name: 'outage', plan: 'pro' });
+  key = (await issueApiKey(service.kernel.storage.workspaces, ws.id)).api_key;
+  await service.kernel.storage.credits.grant(ws.id, 10_000);
+});
+
+afterAll(async () => {
+  await service.stop();
+  await db.stop();
+});
+
+const get = (path: string) => fetch(service.restUrl + path, { headers: { 'service-api-key': key } });
+
+test('while MariaDB is down the API answers 503 quickly; a builder run in flight resumes and completes', async () => {
+  const res = await fetch(`${service.restUrl}/projects`, {
+    method: 'POST',
+    headers: { 'service-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ builder_id: 'slow_builder', form_data: { pages: 40, delay_ms: 50, cursor: true } }),
+  });
+  const { project_id } = await res.json();
+  for (;;) {
+    const p = await (await get(`/projects/${project_id}`)).json();
+    if (p.row_count >= 50) break;
+    await Bun.sleep(20);
+  }
+  const restarting = db.restart(4_000);
+  await Bun.sleep(500);
+  const started = performance.now();
+  const during = await get('/projects');
+  expect(during.status).toBe(503);
+  expect(during.headers.get('retry-after')).toBe('5');
+  expect((await during.json()).detail).toContain('database is unreachable');
+  expect(performance.now() - started).toBeLessThan(4_000);
+  await restarting;
+  let done: any;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const r = await get(`/projects/${project_id}`);
+    if (r.status === 200) {
+      done = await r.json();
+      if (done.builder_status.type !== 'running' && done.builder_status.type !== 'queued') break;
+    }
+    await Bun.sleep(100);
+  }
+  expect(done.builder_status.type).toBe('completed');
+  expect(done.row_count).toBe(400);
+  const rows = await (await get(`/projects/${project_id}/rows?page=4&page_size=100`)).json();
+  expect(rows.rows.at(-1).company.Name.value).toBe('Row 400');
+});
