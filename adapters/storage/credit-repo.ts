@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { CreditRepo, DebitItem, LedgerEntry, LedgerKind, LedgerRef } from '../../core/credits/credit-types.ts';
 import type { Database } from './database.ts';
+import { isDuplicateKey } from './sql-errors.ts';
 import type { Tables } from './tables.ts';
 
 /** Thrown inside a transaction to roll it back with a known answer. */
@@ -10,10 +11,6 @@ class Abort extends Error {
   }
 }
 
-function isDuplicateKey(e: unknown): boolean {
-  const err = e as { code?: string; errno?: number; message?: string };
-  return err?.code === 'ER_DUP_ENTRY' || err?.errno === 1062 || /UNIQUE constraint failed/i.test(String(err?.message));
-}
 
 function ledgerValues(workspaceId: string, kind: LedgerKind, amount: number, ref: LedgerRef & { idemKey?: string | null }) {
   return {

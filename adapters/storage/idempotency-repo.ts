@@ -1,13 +1,10 @@
 import type { IdempotencyClaim, IdempotencyRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
+import { isDuplicateKey } from './sql-errors.ts';
 
 /** Answers are kept 24 hours; an older record is replaced by the next request with its key. */
 const TTL_MS = 24 * 60 * 60 * 1000;
 
-function isDuplicateKey(e: unknown): boolean {
-  const err = e as { code?: string; errno?: number; message?: string };
-  return err?.code === 'ER_DUP_ENTRY' || err?.errno === 1062 || /UNIQUE constraint failed/i.test(String(err?.message));
-}
 
 export class SqlIdempotencyRepo implements IdempotencyRepo {
   constructor(private readonly database: Database) {}

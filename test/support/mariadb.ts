@@ -2,6 +2,7 @@ import { type Subprocess, spawn } from 'bun';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.ts';
 import { createConnection } from 'mysql2/promise';
 
 /**
@@ -16,12 +17,6 @@ export interface MariaDbServer {
   stop(): Promise<void>;
 }
 
-function freePort(): number {
-  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() });
-  const port = server.port as number;
-  server.stop(true);
-  return port;
-}
 
 async function waitForConnect(port: number, proc: Subprocess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

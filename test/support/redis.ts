@@ -2,6 +2,7 @@ import { type Subprocess, spawn } from 'bun';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.ts';
 import { Redis } from 'ioredis';
 
 /**
@@ -25,12 +26,6 @@ export function freshPrefix(name = 'q'): string {
   return `test:${name}:${process.pid}:${++prefixCounter}:${Math.random().toString(36).slice(2, 8)}`;
 }
 
-function freePort(): number {
-  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() });
-  const port = server.port as number;
-  server.stop(true);
-  return port;
-}
 
 async function waitForPing(url: string, proc: Subprocess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
