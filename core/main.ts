@@ -2,7 +2,7 @@ import { loadConfig } from './config.ts';
 import { log } from './log.ts';
 import { startService } from './service.ts';
 
-/** `bun run start`: REST + in-process workers, configured from the environment (README). */
+/** `bun run start`: REST, MCP host and in-process workers (SERVE=rest|mcp opens one door), configured from the environment (README). */
 async function main(): Promise<void> {
   const config = loadConfig();
   const service = await startService(config);

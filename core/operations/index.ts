@@ -1,10 +1,13 @@
 import { listBuilders } from './builders.ts';
 import { createColumnOp, listColumns, runPendingColumns } from './columns.ts';
+import { getCredits } from './credits.ts';
 import { deleteProject, deleteRows } from './deletes.ts';
 import { getFilters, setFilters } from './filters.ts';
+import { createIcpOp, deleteIcp, getIcp, listIcps, scoreIcp, updateIcpOp } from './icps.ts';
 import type { AnyOperation } from './operation.ts';
 import { createProject, getProject, listProjects } from './projects.ts';
 import { addRowOp, getRowOp, listRowsOp } from './rows.ts';
+import { addRowsOp } from './rows-batch.ts';
 import { listTools, searchToolsOp } from './tools.ts';
 
 /** The operation table: every public action, from which REST routes, OpenAPI and MCP tools are generated. */
@@ -15,6 +18,7 @@ export const operations: AnyOperation[] = [
   getProject,
   deleteProject,
   addRowOp,
+  addRowsOp,
   listRowsOp,
   getRowOp,
   deleteRows,
@@ -25,4 +29,11 @@ export const operations: AnyOperation[] = [
   setFilters,
   listTools,
   searchToolsOp,
+  listIcps,
+  createIcpOp,
+  getIcp,
+  updateIcpOp,
+  deleteIcp,
+  scoreIcp,
+  getCredits,
 ];

@@ -1,0 +1,37 @@
+import type { Kernel } from '../kernel.ts';
+import { log } from '../log.ts';
+import type { AnyOperation } from '../operations/operation.ts';
+import { createJwtVerifier } from './jwt-verifier.ts';
+import { type McpHostContext, mcpApp } from './mcp-app.ts';
+import { acceptedAudiences, mcpUrls } from './resource-urls.ts';
+import { buildTools } from './tool-table.ts';
+
+export interface RunningMcpHost {
+  /** Where this process serves MCP, e.g. http://127.0.0.1:3001/mcp/. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the MCP host on HOST:MCP_PORT; tools are generated from `ops` once, before listening. */
+export function startMcpHost(kernel: Kernel, ops: AnyOperation[]): RunningMcpHost {
+  const { config } = kernel;
+  const tools = buildTools(ops, kernel.plugins);
+  let context: McpHostContext | undefined;
+  const app = mcpApp(() => {
+    if (!context) throw new Error('the MCP host is still starting');
+    return context;
+  });
+  // Bun's cap sits above the transport's own, which answers a readable 413 first.
+  app.listen({ hostname: config.host, port: config.mcpPort, maxRequestBodySize: config.maxBodyBytes * 2 + 65_536 });
+  const urls = mcpUrls(config, app.server?.port ?? config.mcpPort);
+  const verifyJwt = config.oauthIssuer
+    ? createJwtVerifier({
+        issuer: config.oauthIssuer,
+        jwksUrl: config.oauthJwksUrl ?? `${config.oauthIssuer.replace(/\/+$/, '')}/.well-known/jwks.json`,
+        audiences: acceptedAudiences(urls),
+      })
+    : undefined;
+  context = { kernel, urls, tools, byName: new Map(tools.map((t) => [t.op.name, t])), auth: { kernel, resource: urls.resource, verifyJwt } };
+  log.info('MCP server listening', { url: urls.mcpUrl, resource: urls.resource, tools: tools.length, oauth_issuer: config.oauthIssuer ?? null });
+  return { url: urls.mcpUrl, stop: async () => void (await app.stop()) };
+}

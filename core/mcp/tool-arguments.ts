@@ -1,0 +1,139 @@
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { ServiceError } from '../errors.ts';
+import type { AnyOperation } from '../operations/operation.ts';
+
+/** A JSON Schema as sent to MCP clients (plain data: TypeBox's symbol keys stripped). */
+export type JsonSchema = Record<string, unknown>;
+
+/** Where one tool argument goes in the operation's call. */
+export interface ArgumentSpec {
+  /** The argument's name: the field's own, or `<field>_json` when it carries JSON text. */
+  name: string;
+  field: string;
+  from: 'params' | 'query' | 'body';
+  /** JSON text: parsed by the MCP door (malformed → parse_error); query ones pass on as text. */
+  json: boolean;
+}
+
+export interface ToolArguments {
+  inputSchema: JsonSchema & { type: 'object' };
+  specs: ArgumentSpec[];
+}
+
+const plain = (s: TSchema): JsonSchema => JSON.parse(JSON.stringify(s)) as JsonSchema;
+
+/**
+ * Objects, arrays, free-form values and strings marked `contentMediaType: application/json`
+ * (filter_groups, sort_rules) travel as JSON text: agents fill flat arguments far more reliably
+ * than nested ones, and the spec names these arguments `*_json`.
+ */
+export function carriesJson(s: JsonSchema): boolean {
+  if (s.type === 'object' || s.type === 'array') return true;
+  if (s.type === 'string') return s.contentMediaType === 'application/json';
+  if (Array.isArray(s.anyOf)) return (s.anyOf as JsonSchema[]).some(carriesJson);
+  return s.type === undefined && s.const === undefined && s.enum === undefined;
+}
+
+/** The argument schema of a JSON-carrying field: a string, described with the shape it must hold. */
+function jsonArgument(s: JsonSchema): JsonSchema {
+  const { description, ...shape } = s;
+  // Long shapes (a waterfall step list) would drown the description; the REST docs carry them.
+  const text = s.type === 'string' ? '' : JSON.stringify(shape);
+  const lead = typeof description === 'string' ? `${description.replace(/\.?\s*$/, '.')} ` : '';
+  const tail = text && text.length <= 1200 ? ` matching this JSON Schema: ${text}` : '';
+  return { type: 'string', contentMediaType: 'application/json', description: `${lead}Send it as JSON text${tail}.` };
+}
+
+/**
+ * The MCP arguments of an operation: path parameters, query parameters and body fields side by
+ * side, JSON-carrying ones renamed `<field>_json`. `notes` add to a field's description (the
+ * registered builder and tool ids, which change with the plugins installed).
+ */
+export function toolArguments(op: AnyOperation, notes: Record<string, string> = {}): ToolArguments {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const specs: ArgumentSpec[] = [];
+  const add = (from: ArgumentSpec['from'], schema: TObject | undefined, isRequired: (field: string, s: JsonSchema) => boolean) => {
+    if (!schema) return;
+    for (const [field, prop] of Object.entries(plain(schema).properties as Record<string, JsonSchema>)) {
+      const json = carriesJson(prop);
+      const name = json ? `${field}_json` : field;
+      if (properties[name]) throw new Error(`operation ${op.name}: two inputs map to the MCP argument "${name}"`);
+      const arg = json ? jsonArgument(prop) : prop;
+      if (notes[field]) arg.description = [arg.description, notes[field]].filter(Boolean).join(' ');
+      properties[name] = arg;
+      if (isRequired(field, prop)) required.push(name);
+      specs.push({ name, field, from, json });
+    }
+  };
+  add('params', op.params, () => true);
+  // A query parameter with a default is optional to the caller even when the schema lists it.
+  add('query', op.query, (field, s) => ((op.query?.required ?? []) as string[]).includes(field) && s.default === undefined);
+  if (op.body && plain(op.body).type === 'object') {
+    add('body', op.body as TObject, (field) => ((op.body as TObject).required ?? []).includes(field));
+  } else if (op.body) {
+    properties.body_json = jsonArgument(plain(op.body));
+    required.push('body_json');
+    specs.push({ name: 'body_json', field: '', from: 'body', json: true });
+  }
+  return { inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false }, specs };
+}
+
+/** One tool call's input, shaped as the REST door hands it to runOperation. */
+export interface DecodedCall {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** Parsed lazily, so another workspace's project is a not_found whatever the body holds. */
+  body: () => unknown;
+}
+
+function parseJson(name: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ServiceError('parse_error', { message: `${name} is not valid JSON: ${(e as Error).message}`, argument: name }, { status: 400 });
+  }
+}
+
+/**
+ * Turns tool arguments back into path, query and body. Only what the schema cannot catch later is
+ * checked here: unknown argument names, missing path parameters and malformed JSON text. A JSON
+ * argument sent as a value rather than as text is taken as that value (agents do this often).
+ */
+export function decodeArguments(tool: ToolArguments, args: Record<string, unknown> = {}): DecodedCall {
+  const byName = new Map(tool.specs.map((s) => [s.name, s]));
+  const unknown = Object.keys(args).filter((k) => !byName.has(k));
+  if (unknown.length) {
+    const allowed = tool.specs.map((s) => s.name).join(', ') || 'none';
+    throw new ServiceError('validation_error', {
+      message: `Unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; this tool takes: ${allowed}`,
+      errors: unknown.map((k) => ({ path: k, message: 'is not an argument of this tool' })),
+    });
+  }
+  const params: Record<string, string> = {};
+  const query: Record<string, string> = {};
+  const bodyFields: [ArgumentSpec, unknown][] = [];
+  for (const spec of tool.specs) {
+    const value = args[spec.name];
+    if (spec.from === 'params') {
+      if (typeof value !== 'string' || value === '') {
+        throw new ServiceError('validation_error', { message: `${spec.name} is required (a string)`, errors: [{ path: spec.name, message: 'is required' }] });
+      }
+      params[spec.field] = value;
+    } else if (value === undefined || value === null) {
+      if (spec.from === 'body' && value === null) bodyFields.push([spec, null]);
+    } else if (spec.from === 'query') {
+      if (spec.json && typeof value === 'string') parseJson(spec.name, value);
+      query[spec.field] = typeof value === 'string' ? value : spec.json ? JSON.stringify(value) : String(value);
+    } else {
+      bodyFields.push([spec, value]);
+    }
+  }
+  const body = () => {
+    const decode = ([spec, v]: [ArgumentSpec, unknown]) => (spec.json && typeof v === 'string' ? parseJson(spec.name, v) : v);
+    const whole = bodyFields.find(([spec]) => spec.field === '');
+    if (whole) return decode(whole);
+    return Object.fromEntries(bodyFields.map((f) => [f[0].field, decode(f)]));
+  };
+  return { params, query, body };
+}

@@ -1,0 +1,123 @@
+import { Type } from '@sinclair/typebox';
+import { IcpDefinitionSchema } from '../icp/definition.ts';
+import { CRITERIA } from '../icp/score.ts';
+import { ICP_SCORE_TOOL, TOP_MATCHES, createIcp, findIcp, icpView, scoreProject, updateIcp } from '../services/icps.ts';
+import { defineOperation } from './operation.ts';
+import { ColumnSchema } from './schemas.ts';
+
+const IcpIdParams = Type.Object({ icp_id: Type.String({ description: 'ICP id (list_icps / GET /icps).' }) });
+
+const IcpSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  definition: IcpDefinitionSchema,
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+
+const IcpName = Type.String({ minLength: 1, maxLength: 255, description: 'A name you will recognise, e.g. "EU mid-market SaaS".' });
+
+const weights = Object.entries(CRITERIA).map(([c, { weight }]) => `${c} ${weight}`).join(', ');
+
+export const listIcps = defineOperation({
+  name: 'list_icps',
+  summary: 'List ICPs',
+  description: 'The workspace’s Ideal Customer Profiles (oldest first), each with its definition. Score a project against one with score_icp.',
+  hint: 'read',
+  method: 'GET',
+  path: '/icps',
+  response: Type.Array(IcpSchema),
+  handler: async ({ kernel, workspace }) => (await kernel.storage.icps.list(workspace.id)).map(icpView),
+});
+
+export const createIcpOp = defineOperation({
+  name: 'create_icp',
+  summary: 'Create an ICP',
+  description:
+    'Saves a named Ideal Customer Profile: industries, employee_range {min,max}, revenue_range {min,max}, locations, keywords and titles, all optional. Terms match whole words, case-insensitively.',
+  hint: 'write',
+  method: 'POST',
+  path: '/icps',
+  body: Type.Object({ name: IcpName, definition: IcpDefinitionSchema }, { additionalProperties: false }),
+  successStatus: 201,
+  response: IcpSchema,
+  handler: ({ kernel, workspace, body }) => createIcp(kernel, workspace, body),
+});
+
+export const getIcp = defineOperation({
+  name: 'get_icp',
+  summary: 'One ICP',
+  description: 'One ICP of the workspace with its definition.',
+  hint: 'read',
+  method: 'GET',
+  path: '/icps/{icp_id}',
+  params: IcpIdParams,
+  response: IcpSchema,
+  handler: async ({ kernel, workspace, params }) => icpView(await findIcp(kernel, workspace, params.icp_id)),
+});
+
+export const updateIcpOp = defineOperation({
+  name: 'update_icp',
+  summary: 'Update an ICP',
+  description:
+    'Renames an ICP and/or replaces its whole definition (fields left out of the new definition are no longer scored). Score columns made earlier keep the definition they were scored with.',
+  hint: 'write',
+  method: 'PUT',
+  path: '/icps/{icp_id}',
+  params: IcpIdParams,
+  body: Type.Object({ name: Type.Optional(IcpName), definition: Type.Optional(IcpDefinitionSchema) }, { additionalProperties: false }),
+  response: IcpSchema,
+  handler: ({ kernel, workspace, params, body }) => updateIcp(kernel, workspace, params.icp_id, body),
+});
+
+export const deleteIcp = defineOperation({
+  name: 'delete_icp',
+  summary: 'Delete an ICP',
+  description: 'Deletes an ICP for good. Score columns already written keep their values.',
+  hint: 'destructive',
+  method: 'DELETE',
+  path: '/icps/{icp_id}',
+  params: IcpIdParams,
+  response: Type.Object({ deleted: Type.Literal(true) }),
+  handler: async ({ kernel, workspace, params }) => {
+    await findIcp(kernel, workspace, params.icp_id);
+    await kernel.storage.icps.delete(workspace.id, params.icp_id);
+    return { deleted: true as const };
+  },
+});
+
+export const scoreIcp = defineOperation({
+  name: 'score_icp',
+  summary: 'Score a project against an ICP',
+  description:
+    `Scores every row of a project 0–100 against the ICP: the weighted share of the ICP’s criteria the row meets (weights: ${weights}; criteria the ICP leaves out are not scored, a missing value counts as not met). ` +
+    `Columns read, by name, case-insensitively: ${Object.entries(CRITERIA).map(([c, { columns }]) => `${c} ← ${columns.join('/')}`).join('; ')}. ` +
+    `Returns the count, the average and the ${TOP_MATCHES} best rows with a reason per criterion. With col_name the scores are also written into that tool column (created as an "${ICP_SCORE_TOOL}" column if missing), ready to filter and sort. Free.`,
+  hint: 'write',
+  method: 'POST',
+  path: '/icps/{icp_id}/score',
+  params: IcpIdParams,
+  body: Type.Object(
+    {
+      project_id: Type.String({ description: 'The project whose rows are scored.' }),
+      col_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Write the scores into this tool column (created when missing).' })),
+    },
+    { additionalProperties: false },
+  ),
+  response: Type.Object({
+    icp_id: Type.String(),
+    project_id: Type.String(),
+    scored: Type.Integer({ description: 'Rows scored.' }),
+    average_score: Type.Union([Type.Number(), Type.Null()]),
+    column: Type.Union([ColumnSchema, Type.Null()], { description: 'The score column, when col_name was given.' }),
+    top: Type.Array(
+      Type.Object({
+        row_id: Type.String(),
+        score: Type.Integer({ minimum: 0, maximum: 100 }),
+        reasons: Type.Array(Type.Object({ criterion: Type.String(), weight: Type.Integer(), met: Type.Boolean(), reason: Type.String() })),
+      }),
+      { description: `The best-fitting rows (at most ${TOP_MATCHES}), highest score first.` },
+    ),
+  }),
+  handler: ({ kernel, workspace, params, body }) => scoreProject(kernel, workspace, params.icp_id, body),
+});

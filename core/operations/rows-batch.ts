@@ -1,0 +1,54 @@
+import { Type } from '@sinclair/typebox';
+import { ServiceError } from '../errors.ts';
+import { checkRowQuota } from '../services/quotas.ts';
+import { insertRows } from '../services/row-insert.ts';
+import { cellsFromCompany } from '../services/rows.ts';
+import { defineOperation } from './operation.ts';
+import { ProjectIdParams } from './schemas.ts';
+
+/** Rows one call may add; larger imports go through csv_import_builder or several calls. */
+export const MAX_BATCH_ROWS = 1000;
+
+export const addRowsOp = defineOperation({
+  name: 'add_rows',
+  summary: 'Add several rows',
+  description:
+    `Adds up to ${MAX_BATCH_ROWS} rows at once, all or none. Each item maps every input column name to its value, as in add_row; tool columns are filled by the service (auto-run columns in the background). A bad item rejects the whole batch and names its index.`,
+  hint: 'write',
+  method: 'POST',
+  path: '/projects/{project_id}/rows/batch',
+  params: ProjectIdParams,
+  project: true,
+  body: Type.Object(
+    {
+      rows: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
+        minItems: 1,
+        maxItems: MAX_BATCH_ROWS,
+        description: 'Company maps: column name → value, for every input column.',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  invalidStatus: 403,
+  successStatus: 201,
+  response: Type.Object({ row_ids: Type.Array(Type.String(), { description: 'In the order given.' }), created: Type.Integer() }),
+  errors: {
+    403: 'An item misses input columns (detail.missing_columns) or names unknown/tool columns (detail.message), detail.row_index says which; or the rows would pass the plan’s rows per project (detail.code quota_exceeded).',
+  },
+  handler: async ({ kernel, workspace, project, body }) => {
+    const columns = await kernel.storage.projects.columns(project.pk);
+    // Check every item before writing anything, so a bad item leaves the project untouched.
+    const cells = body.rows.map((company, i) => {
+      try {
+        return cellsFromCompany(columns, company);
+      } catch (e) {
+        if (!(e instanceof ServiceError)) throw e;
+        const detail = typeof e.detail === 'string' ? { message: e.detail } : e.detail;
+        throw new ServiceError(e.code, { ...detail, message: `rows[${i}]: ${String(detail.message)}`, row_index: i }, { status: e.status });
+      }
+    });
+    await checkRowQuota(kernel, workspace, project.pk, cells.length);
+    const seqs = await insertRows(kernel, project.pk, columns, cells);
+    return { row_ids: seqs.map(String), created: seqs.length };
+  },
+});

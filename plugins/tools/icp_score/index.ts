@@ -1,0 +1,38 @@
+import { Type } from '@sinclair/typebox';
+import { IcpDefinitionSchema } from '../../../core/icp/definition.ts';
+import { scoreRow } from '../../../core/icp/score.ts';
+import { defineTool } from '../../../core/plugins/plugin-types.ts';
+
+/**
+ * Scores each row against an ICP. Plugins cannot read storage, so the column carries a snapshot
+ * of the ICP's definition in its config; the score_icp operation writes that snapshot when it
+ * creates the column, which keeps auto-run and re-runs working without a database read here.
+ */
+export default defineTool({
+  kind: 'tool',
+  id: 'icp_score',
+  version: '1.0.0',
+  name: 'ICP score',
+  description:
+    'Scores each row 0–100 against an Ideal Customer Profile (industries, employee and revenue ranges, locations, keywords, titles): the weighted share of the ICP’s criteria the row meets. Usually created by score_icp (POST /icps/{icp_id}/score with col_name), which fills the config. Free, no provider.',
+  category: 'scoring',
+  tags: ['icp', 'score', 'fit', 'qualification', 'lead scoring'],
+  legacyIds: [],
+  input: Type.Object(
+    {
+      icp_id: Type.String({ minLength: 1, description: 'The ICP this column scores against (GET /icps).' }),
+      definition: IcpDefinitionSchema,
+    },
+    { additionalProperties: false },
+  ),
+  requires: ['icp_id'],
+  produces: [{ field: 'icp_score', description: 'Fit score 0–100.' }],
+  cost: { credits: 0, per: 'result' },
+  batchSize: 1000,
+  async enrich(items) {
+    return items.map((item) => {
+      const { score } = scoreRow(item.config.definition, item.row);
+      return score === null ? { status: 'no_result' as const, reason: 'the ICP has no criteria' } : { status: 'ok' as const, value: score };
+    });
+  },
+});

@@ -1,0 +1,184 @@
+/**
+ * `bun run bench:mcp`: tools/call latency of the MCP door beside the same operations over REST, in
+ * one run on one service (SQLite in a temp dir by default; `--dialect mysql` starts a throwaway
+ * MariaDB). Both doors are driven with plain fetch, so the figures compare the servers, not the
+ * clients. Prints a markdown table; the target is MCP p50 within 1.5× of REST.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openStorage } from '../../adapters/storage/sql-storage.ts';
+import { setLogLevel } from '../../core/log.ts';
+import { issueApiKey } from '../../core/services/api-keys.ts';
+import { freePort } from '../support/free-port.ts';
+import { createDatabase, startMariaDb } from '../support/mariadb.ts';
+import { type Latency, summarize } from './measure.ts';
+
+const { values: opts } = parseArgs({
+  options: {
+    dialect: { type: 'string', default: 'sqlite' },
+    requests: { type: 'string', default: '600' },
+    rows: { type: 'string', default: '2000' },
+  },
+});
+const REQUESTS = Number(opts.requests);
+const CONCURRENCY = [1, 32];
+const WARMUP = 50;
+
+setLogLevel('warn');
+
+async function databaseUrl(cleanup: (() => Promise<void>)[]): Promise<string> {
+  if (opts.dialect === 'mysql') {
+    const server = await startMariaDb();
+    cleanup.push(() => server.stop());
+    return createDatabase(server.url, `mcp_bench_${process.pid}`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'wfs-mcp-bench-'));
+  cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
+  return `sqlite:${join(dir, 'bench.sqlite')}`;
+}
+
+/** Runs `total` calls with `concurrency` callers at once; adds each call's latency to `times`, returns the wall time. */
+async function run(call: () => Promise<void>, concurrency: number, total: number, times: number[]): Promise<number> {
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < total) {
+        const start = performance.now();
+        await call();
+        times.push(performance.now() - start);
+      }
+    }),
+  );
+  return performance.now() - t0;
+}
+
+/**
+ * Measures two doors in alternating rounds (REST, MCP, REST, MCP, …), so a burst of background
+ * load on a shared machine lands on both rather than on whichever ran at that moment.
+ */
+async function compare(a: () => Promise<void>, b: () => Promise<void>, concurrency: number, total: number): Promise<[Latency & { rps: number }, Latency & { rps: number }]> {
+  for (let i = 0; i < WARMUP; i++) {
+    await a();
+    await b();
+  }
+  const rounds = 6;
+  const times: [number[], number[]] = [[], []];
+  const wall: [number, number] = [0, 0];
+  for (let r = 0; r < rounds; r++) {
+    wall[0] += await run(a, concurrency, Math.ceil(total / rounds), times[0]);
+    wall[1] += await run(b, concurrency, Math.ceil(total / rounds), times[1]);
+  }
+  const result = (i: 0 | 1) => ({ ...summarize(times[i]), rps: times[i].length / (wall[i] / 1000) });
+  return [result(0), result(1)];
+}
+
+/**
+ * The service runs as its own process (`bun core/main.ts`, as `bun run start` does), so the
+ * benchmark's client work does not share an event loop with the server it measures.
+ */
+async function startServer(env: Record<string, string>, cleanup: (() => Promise<void>)[]): Promise<{ rest: string; mcp: string }> {
+  const [port, mcpPort] = [freePort(), freePort()];
+  const proc = Bun.spawn(['bun', join(import.meta.dir, '../../core/main.ts')], {
+    env: { ...process.env, ...env, PORT: String(port), MCP_PORT: String(mcpPort), LOG_LEVEL: 'info' },
+    stdout: 'pipe',
+    stderr: 'inherit',
+  });
+  cleanup.unshift(async () => {
+    proc.kill('SIGTERM');
+    await proc.exited;
+  });
+  const reader = proc.stdout.getReader();
+  let out = '';
+  const deadline = Date.now() + 30_000;
+  while (!(out.includes('REST API listening') && out.includes('MCP server listening'))) {
+    if (Date.now() > deadline) throw new Error(`the service did not start:\n${out}`);
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the service exited:\n${out}`);
+    out += new TextDecoder().decode(value);
+  }
+  // Keep draining its log so the pipe never fills and blocks the server.
+  void (async () => {
+    while (!(await reader.read()).done);
+  })();
+  return { rest: `http://127.0.0.1:${port}/api/enterprise`, mcp: `http://127.0.0.1:${mcpPort}/mcp/` };
+}
+
+async function main(): Promise<void> {
+  const cleanup: (() => Promise<void>)[] = [];
+  try {
+    const url = await databaseUrl(cleanup);
+    const storage = await openStorage(url);
+    cleanup.unshift(() => storage.close());
+    const repo = storage.workspaces;
+    const ws = await repo.create({ name: 'bench', plan: 'pro' });
+    const { api_key: key } = await issueApiKey(repo, ws.id);
+    const { rest, mcp } = await startServer({ PROVIDER_MODE: 'sandbox', DATABASE_URL: url }, cleanup);
+    const headers = { 'service-api-key': key, accept: 'application/json' };
+
+    // Data: 30 projects for the list, one of them with `rows` rows for the row pages.
+    const companies = Array.from({ length: Number(opts.rows) }, (_, i) => `Company ${i + 1}`).join('\n');
+    let projectId = '';
+    for (let i = 0; i < 30; i++) {
+      const r = await fetch(`${rest}/projects`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ builder_id: 'manual_list_builder', form_data: { companies: i === 0 ? companies : `Solo ${i}` }, name: `Bench ${i}` }),
+      });
+      const body = (await r.json()) as { project_id: string };
+      if (i === 0) projectId = body.project_id;
+    }
+    for (;;) {
+      const p = (await (await fetch(`${rest}/projects/${projectId}`, { headers })).json()) as { builder_status: { type: string }; row_count: number };
+      if (p.builder_status.type === 'completed') break;
+      await Bun.sleep(50);
+    }
+
+    // The plan's per-key request rate would throttle a benchmark: every measured cell gets a fresh
+    // key (a fresh bucket), so both doors still pay for the rate check without being slowed by it.
+    const freshKey = async () => (await issueApiKey(repo, ws.id)).api_key;
+    const restCall = (path: string) => async (key: string) => {
+      const r = await fetch(rest + path, { headers: { ...headers, 'service-api-key': key } });
+      if (r.status !== 200) throw new Error(`REST ${path} answered ${r.status}`);
+      await r.json();
+    };
+    let id = 0;
+    const mcpCall = (name: string, args: Record<string, unknown>) => async (key: string) => {
+      const r = await fetch(mcp, {
+        method: 'POST',
+        headers: { 'service-api-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } }),
+      });
+      const body = (await r.json()) as { result?: { isError?: boolean } };
+      if (r.status !== 200 || !body.result || body.result.isError) throw new Error(`MCP ${name} failed: ${JSON.stringify(body).slice(0, 300)}`);
+    };
+    const cases = [
+      { op: 'list_projects', rest: restCall('/projects?limit=50'), mcp: mcpCall('list_projects', { limit: 50 }) },
+      { op: 'get_project_rows', rest: restCall(`/projects/${projectId}/rows?page=3&page_size=50`), mcp: mcpCall('get_project_rows', { project_id: projectId, page: 3, page_size: 50 }) },
+    ];
+
+    const lines = [
+      `MCP vs REST, ${opts.dialect}, ${REQUESTS} calls per door and cell in 6 alternating rounds after ${WARMUP} warm-up calls; ${opts.rows} rows in the paged project, 30 projects listed; Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores.`,
+      '',
+      '| operation | concurrency | REST p50 ms | REST p95 ms | REST req/s | MCP p50 ms | MCP p95 ms | MCP req/s | MCP/REST p50 |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ];
+    const f = (n: number) => n.toFixed(2);
+    for (const c of cases) {
+      for (const concurrency of CONCURRENCY) {
+        const restKey = await freshKey();
+        const mcpKey = await freshKey();
+        const [r, m] = await compare(() => c.rest(restKey), () => c.mcp(mcpKey), concurrency, REQUESTS);
+        lines.push(`| ${c.op} | ${concurrency} | ${f(r.p50)} | ${f(r.p95)} | ${r.rps.toFixed(0)} | ${f(m.p50)} | ${f(m.p95)} | ${m.rps.toFixed(0)} | ${(m.p50 / r.p50).toFixed(2)}× |`);
+      }
+    }
+    console.log(lines.join('\n'));
+  } finally {
+    for (const step of cleanup) await step().catch(() => {});
+  }
+}
+
+await main();
+process.exit(0);

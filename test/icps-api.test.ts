@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { DIALECTS } from './support/databases.ts';
+import { startTestService, type TestService, waitForBuilder } from './support/test-service.ts';
+
+const CSV = 'Name,Industry,Employees,Country\nAcme,Software,120,France\nGlobex,Retail,5000,USA\n';
+
+describe.each(DIALECTS)('ICPs, batch rows and credits over REST on %s', (dialect) => {
+  let t: TestService;
+  let pid: string;
+  beforeAll(async () => {
+    t = await startTestService(dialect);
+    pid = (await t.api('POST', '/projects', { body: { builder_id: 'csv_import_builder', form_data: { csv_text: CSV } } })).body.project_id;
+    await waitForBuilder(t, pid);
+  });
+  afterAll(() => t.stop());
+
+  const newIcp = async (definition: unknown = { industries: ['software'] }) => (await t.api('POST', '/icps', { body: { name: 'Fit', definition } })).body;
+
+  test('POST /icps answers 201 with the ICP; GET lists it (bare array) and reads it back', async () => {
+    const r = await t.api('POST', '/icps', { body: { name: 'EU SaaS', definition: { industries: ['software'], employee_range: { min: 10, max: 1000 } } } });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ name: 'EU SaaS', definition: { industries: ['software'], employee_range: { min: 10, max: 1000 } } });
+    expect(r.body.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const list = await t.api('GET', '/icps');
+    expect(Array.isArray(list.body)).toBe(true);
+    expect(list.body.map((i: any) => i.id)).toContain(r.body.id);
+    expect((await t.api('GET', `/icps/${r.body.id}`)).body).toEqual(r.body);
+  });
+
+  test('PUT renames and replaces the definition; DELETE removes it (404 afterwards)', async () => {
+    const icp = await newIcp();
+    const put = await t.api('PUT', `/icps/${icp.id}`, { body: { name: 'Renamed', definition: { titles: ['CTO'] } } });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ name: 'Renamed', definition: { titles: ['CTO'] } });
+    expect(put.body.definition.industries).toBeUndefined();
+    expect((await t.api('DELETE', `/icps/${icp.id}`)).body).toEqual({ deleted: true });
+    expect((await t.api('GET', `/icps/${icp.id}`)).status).toBe(404);
+    expect((await t.api('DELETE', `/icps/${icp.id}`)).status).toBe(404);
+  });
+
+  test('a bad definition is 422 naming the field', async () => {
+    const unknown = await t.api('POST', '/icps', { body: { name: 'x', definition: { industry: ['software'] } } });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.detail.errors[0].path).toBe('definition.industry');
+    const range = await t.api('POST', '/icps', { body: { name: 'x', definition: { employee_range: { min: 500, max: 50 } } } });
+    expect(range.status).toBe(422);
+    expect(range.body.detail.message).toContain('min (500) is above max (50)');
+  });
+
+  test('another workspace’s ICP is 404 for reading, updating, deleting and scoring', async () => {
+    const icp = await newIcp();
+    const other = await t.newWorkspace();
+    const h = { headers: { 'service-api-key': other.key } };
+    expect((await t.api('GET', `/icps/${icp.id}`, h)).status).toBe(404);
+    expect((await t.api('PUT', `/icps/${icp.id}`, { ...h, body: { name: 'mine now' } })).status).toBe(404);
+    expect((await t.api('DELETE', `/icps/${icp.id}`, h)).status).toBe(404);
+    expect((await t.api('POST', `/icps/${icp.id}/score`, { ...h, body: { project_id: pid } })).status).toBe(404);
+    expect((await t.api('GET', '/icps', h)).body).toEqual([]);
+  });
+
+  test('scoring writes a filterable score column; later rows are scored by the icp_score tool from the snapshot', async () => {
+    const icp = await newIcp({ industries: ['software'], locations: ['France'] });
+    const r = await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid, col_name: 'Fit' } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ icp_id: icp.id, project_id: pid, scored: 2, average_score: 50 });
+    expect(r.body.column).toMatchObject({ name: 'Fit', tool_id: 'icp_score', config: { icp_id: icp.id, definition: icp.definition } });
+    const added = await t.api('POST', `/projects/${pid}/rows`, { body: { company: { Name: 'Initech', Industry: 'software', Employees: 9, Country: 'Germany' } } });
+    await t.api('POST', `/projects/${pid}/columns/run`, { body: { col_ids: [r.body.column.col_id] } });
+    const deadline = Date.now() + 10_000;
+    let cell: any;
+    do {
+      cell = (await t.api('GET', `/projects/${pid}/rows/${added.body.row_id}`)).body.company.Fit;
+      if (cell.status === 'completed') break;
+      await Bun.sleep(25);
+    } while (Date.now() < deadline);
+    expect(cell).toEqual({ name: 'Fit', value: 63, status: 'completed', is_loading: false }); // software (25) of 40
+    const sorted = await t.api('GET', `/projects/${pid}/rows?sort_rules=${encodeURIComponent(JSON.stringify([{ col_id: r.body.column.col_id, direction: 'desc', sort_as_number: true }]))}`);
+    expect(sorted.body.rows.map((row: any) => row.company.Fit.value)).toEqual([100, 63, 0]);
+    // Scoring again into the same column refreshes it.
+    expect((await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid, col_name: 'Fit' } })).body.scored).toBe(3);
+  });
+
+  test('a column scored with an older definition, or holding something else, is not overwritten', async () => {
+    const icp = await newIcp();
+    await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid, col_name: 'Old fit' } });
+    await t.api('PUT', `/icps/${icp.id}`, { body: { definition: { industries: ['retail'] } } });
+    const stale = await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid, col_name: 'Old fit' } });
+    expect(stale.status).toBe(422);
+    expect(stale.body.detail.message).toContain('earlier version');
+    const input = await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid, col_name: 'Name' } });
+    expect(input.status).toBe(422);
+    const fresh = await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid } });
+    expect(fresh.body.column).toBeNull();
+    expect(fresh.body.top[0].reasons[0]).toMatchObject({ criterion: 'industries', met: true });
+  });
+
+  test('an ICP without criteria cannot score', async () => {
+    const icp = await newIcp({});
+    expect((await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid } })).status).toBe(422);
+  });
+
+  test('POST rows/batch adds every row (201) or, when one is bad, none (403 naming its index)', async () => {
+    const before = (await t.api('GET', `/projects/${pid}`)).body.row_count;
+    const ok = await t.api('POST', `/projects/${pid}/rows/batch`, {
+      body: { rows: [{ Name: 'A', Industry: null, Employees: 1, Country: null }, { Name: 'B', Industry: null, Employees: 2, Country: null }] },
+    });
+    expect(ok.status).toBe(201);
+    expect(ok.body.created).toBe(2);
+    expect((await t.api('GET', `/projects/${pid}/rows/${ok.body.row_ids[1]}`)).body.company.Name.value).toBe('B');
+    const bad = await t.api('POST', `/projects/${pid}/rows/batch`, { body: { rows: [{ Name: 'C', Industry: null, Employees: 3, Country: null }, { Name: 'D', Fit: 5, Industry: null, Employees: 4, Country: null }] } });
+    expect(bad.status).toBe(403);
+    expect(bad.body.detail.row_index).toBe(1);
+    expect(bad.body.detail.message).toStartWith('rows[1]:');
+    expect((await t.api('GET', `/projects/${pid}`)).body.row_count).toBe(before + 2);
+    expect((await t.api('POST', `/projects/${pid}/rows/batch`, { body: { rows: [] } })).status).toBe(403);
+  });
+
+  test('GET /credits reports the balance from the ledger, the plan and API access', async () => {
+    await t.service.kernel.storage.workspaces.grantCredits(t.workspaceId, 40, 'test');
+    const r = await t.api('GET', '/credits');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ plan: 'pro', api_access: true, usage: expect.any(Array) });
+    expect(r.body.balance).toBe(await t.service.kernel.storage.workspaces.balance(t.workspaceId));
+  });
+});
+
+test('POST rows/batch respects the plan’s rows per project, all or none', async () => {
+  const t = await startTestService('sqlite', { PLANS_JSON: JSON.stringify({ pro: { maxRowsPerProject: 3 } }) });
+  try {
+    const pid = (await t.api('POST', '/projects', { body: { builder_id: 'manual_list_builder', form_data: { companies: 'Acme' } } })).body.project_id;
+    await waitForBuilder(t, pid);
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ Name: `R${i}`, Domain: null }));
+    const over = await t.api('POST', `/projects/${pid}/rows/batch`, { body: { rows: rows(3) } });
+    expect(over.status).toBe(403);
+    expect(over.body.detail).toMatchObject({ code: 'quota_exceeded', quota: 'rows_per_project', limit: 3 });
+    expect((await t.api('GET', `/projects/${pid}`)).body.row_count).toBe(1);
+    expect((await t.api('POST', `/projects/${pid}/rows/batch`, { body: { rows: rows(2) } })).status).toBe(201);
+  } finally {
+    await t.stop();
+  }
+});
