@@ -52,7 +52,7 @@ export async function bootstrap(kernel: Kernel): Promise<void> {
   if (await repo.findKey(hashApiKey(key))) return;
   const ws = await repo.create({ name: 'default', plan: 'pro' });
   await issueApiKey(repo, ws.id, key);
-  if (kernel.config.bootstrapCredits > 0) await repo.grantCredits(ws.id, kernel.config.bootstrapCredits, 'bootstrap');
+  if (kernel.config.bootstrapCredits > 0) await kernel.storage.credits.grant(ws.id, kernel.config.bootstrapCredits, { note: 'bootstrap' });
   log.info('bootstrap workspace created', { workspace_id: ws.id });
 }
 

@@ -21,8 +21,6 @@ export interface WorkspaceRepo {
   /** The key with this hash (revoked or not), and its workspace. */
   findKey(keyHash: string): Promise<{ key: ApiKeyRecord; workspace: Workspace } | undefined>;
   revokeKey(prefix: string): Promise<boolean>;
-  grantCredits(workspaceId: string, amount: number, note: string | null): Promise<number>;
-  balance(workspaceId: string): Promise<number>;
 }
 
 export interface NewColumn {

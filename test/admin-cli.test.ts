@@ -106,6 +106,6 @@ describe.each(DIALECTS)('admin CLI on %s', (dialect) => {
     const defaults = await db.selectFrom('workspaces').selectAll().where('name', '=', 'default').execute();
     expect(defaults).toHaveLength(1);
     expect(defaults[0].plan).toBe('pro');
-    expect(await service.kernel.storage.workspaces.balance(defaults[0].id)).toBe(1000);
+    expect(await service.kernel.storage.credits.balance(defaults[0].id)).toBe(1000);
   });
 });

@@ -116,11 +116,11 @@ describe.each(DIALECTS)('ICPs, batch rows and credits over REST on %s', (dialect
   });
 
   test('GET /credits reports the balance from the ledger, the plan and API access', async () => {
-    await t.service.kernel.storage.workspaces.grantCredits(t.workspaceId, 40, 'test');
+    await t.service.kernel.storage.credits.grant(t.workspaceId, 40, { note: 'test' });
     const r = await t.api('GET', '/credits');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ plan: 'pro', api_access: true, usage: expect.any(Array) });
-    expect(r.body.balance).toBe(await t.service.kernel.storage.workspaces.balance(t.workspaceId));
+    expect(r.body.balance).toBe(await t.service.kernel.storage.credits.balance(t.workspaceId));
   });
 });
 

@@ -21,7 +21,7 @@ export async function openStorage(url: string, options: { migrate?: boolean; poo
   const credits = new SqlCreditRepo(database);
   return {
     database,
-    workspaces: new SqlWorkspaceRepo(database, credits),
+    workspaces: new SqlWorkspaceRepo(database),
     credits,
     cache: new SqlEnrichmentCache(database),
     idempotency: new SqlIdempotencyRepo(database),

@@ -1,17 +1,13 @@
 import { newId } from '../../core/ids.ts';
 import type { Workspace } from '../../core/model.ts';
 import type { ApiKeyRecord, WorkspaceRepo } from '../../core/storage.ts';
-import type { CreditRepo } from '../../core/credits/credit-types.ts';
 import type { Database } from './database.ts';
 import type { WorkspaceTable } from './tables.ts';
 
 const toWorkspace = (r: WorkspaceTable): Workspace => ({ id: r.id, name: r.name, plan: r.plan, createdAt: Number(r.created_at) });
 
 export class SqlWorkspaceRepo implements WorkspaceRepo {
-  constructor(
-    private readonly database: Database,
-    private readonly credits: CreditRepo,
-  ) {}
+  constructor(private readonly database: Database) {}
 
   private get db() {
     return this.database.db;
@@ -77,14 +73,5 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
-  }
-
-  /** Kept for callers that only need the balance; the ledger lives in SqlCreditRepo. */
-  grantCredits(workspaceId: string, amount: number, note: string | null): Promise<number> {
-    return this.credits.grant(workspaceId, amount, { note });
-  }
-
-  balance(workspaceId: string): Promise<number> {
-    return this.credits.balance(workspaceId);
   }
 }

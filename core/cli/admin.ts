@@ -118,7 +118,7 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
     case 'workspace:create': {
       const ws = await repo.create({ name: need(values, 'name'), plan: plan(values.plan ?? 'pro') });
       const credits = values.credits ? amount(values.credits, 'credits') : 0;
-      if (credits) await repo.grantCredits(ws.id, credits, 'workspace:create');
+      if (credits) await storage.credits.grant(ws.id, credits, { note: 'workspace:create' });
       const { api_key, prefix } = await issueApiKey(repo, ws.id);
       return { workspace_id: ws.id, name: ws.name, plan: ws.plan, credits, api_key, key_prefix: prefix };
     }
@@ -135,7 +135,7 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
     }
     case 'credits:grant': {
       const ws = await workspaceOrFail(storage, need(values, 'workspace'));
-      const balance = await repo.grantCredits(ws.id, amount(need(values, 'amount'), 'amount'), 'credits:grant');
+      const balance = await storage.credits.grant(ws.id, amount(need(values, 'amount'), 'amount'), { note: 'credits:grant' });
       return { workspace_id: ws.id, balance };
     }
     case 'credits:ledger': {

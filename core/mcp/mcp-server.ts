@@ -26,8 +26,8 @@ export async function callTool(kernel: Kernel, tool: McpTool, args: Record<strin
     if (!workspace) throw denied ?? new ServiceError('unauthorized', { message: 'Missing credentials' });
     // Each tool call is one request against the plan's rate and monthly grant, as a REST call is.
     await admitCall(kernel, workspace, rateKey);
-    const { params, query, body } = decodeArguments(tool.args, args);
-    const data = await runOperation(kernel, tool.op, { workspace, params, query, body });
+    const call = decodeArguments(tool.args, args);
+    const data = await runOperation(kernel, tool.op, { workspace, ...call });
     return toolResult(success(data));
   } catch (e) {
     return toolResult(errorEnvelope(e, newId()));

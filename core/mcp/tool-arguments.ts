@@ -10,7 +10,7 @@ export interface ArgumentSpec {
   /** The argument's name: the field's own, or `<field>_json` when it carries JSON text. */
   name: string;
   field: string;
-  from: 'params' | 'query' | 'body';
+  from: 'params' | 'query' | 'body' | 'idempotency';
   /** JSON text: parsed by the MCP door (malformed → parse_error); query ones pass on as text. */
   json: boolean;
 }
@@ -76,6 +76,16 @@ export function toolArguments(op: AnyOperation, notes: Record<string, string> = 
     required.push('body_json');
     specs.push({ name: 'body_json', field: '', from: 'body', json: true });
   }
+  // Write tools take the REST door's Idempotency-Key as an argument.
+  if (op.method === 'POST') {
+    properties.idempotency_key = {
+      type: 'string',
+      minLength: 1,
+      maxLength: 191,
+      description: 'Optional. Send the same key when retrying this call: the first answer is returned and nothing is done or charged twice.',
+    };
+    specs.push({ name: 'idempotency_key', field: 'idempotency_key', from: 'idempotency', json: false });
+  }
   return { inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false }, specs };
 }
 
@@ -85,6 +95,7 @@ export interface DecodedCall {
   query: Record<string, string>;
   /** Parsed lazily, so another workspace's project is a not_found whatever the body holds. */
   body: () => unknown;
+  idempotencyKey?: string;
 }
 
 function parseJson(name: string, text: string): unknown {
@@ -113,9 +124,15 @@ export function decodeArguments(tool: ToolArguments, args: Record<string, unknow
   const params: Record<string, string> = {};
   const query: Record<string, string> = {};
   const bodyFields: [ArgumentSpec, unknown][] = [];
+  let idempotencyKey: string | undefined;
   for (const spec of tool.specs) {
     const value = args[spec.name];
-    if (spec.from === 'params') {
+    if (spec.from === 'idempotency') {
+      if (value !== undefined && (typeof value !== 'string' || value === '')) {
+        throw new ServiceError('validation_error', { message: 'idempotency_key must be a non-empty string', errors: [{ path: spec.name, message: 'must be a string' }] });
+      }
+      idempotencyKey = value as string | undefined;
+    } else if (spec.from === 'params') {
       if (typeof value !== 'string' || value === '') {
         throw new ServiceError('validation_error', { message: `${spec.name} is required (a string)`, errors: [{ path: spec.name, message: 'is required' }] });
       }
@@ -135,5 +152,5 @@ export function decodeArguments(tool: ToolArguments, args: Record<string, unknow
     if (whole) return decode(whole);
     return Object.fromEntries(bodyFields.map((f) => [f[0].field, decode(f)]));
   };
-  return { params, query, body };
+  return { params, query, body, ...(idempotencyKey ? { idempotencyKey } : {}) };
 }

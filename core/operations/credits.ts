@@ -2,24 +2,29 @@ import { Type } from '@sinclair/typebox';
 import { planRules } from '../plans.ts';
 import { defineOperation } from './operation.ts';
 
+const USAGE_DAYS = 30;
+
 export const getCredits = defineOperation({
   name: 'get_credits',
   summary: 'Credit balance',
   description:
-    'The workspace’s credit balance, its plan and whether the plan has API access. Builder rows and paid enrichment tools spend credits; check the balance before a large run. usage lists recent spending; it is empty until per-run usage reporting lands.',
+    'The workspace’s credit balance, its plan, whether the plan has API access, and the credits spent per plugin over the last 30 days. Builder rows and paid enrichment tools spend credits (a builder reserves max_results × cost up front and gives back what it did not use); check the balance before a large run.',
   hint: 'read',
   method: 'GET',
   path: '/credits',
   response: Type.Object({
-    balance: Type.Number({ description: 'Credits left.' }),
+    balance: Type.Number({ description: 'Credits left (reservations of running builds already taken off).' }),
     plan: Type.String(),
     api_access: Type.Boolean(),
-    usage: Type.Array(Type.Unknown(), { description: 'Recent spending (empty for now).' }),
+    usage: Type.Array(
+      Type.Object({ plugin_id: Type.String(), credits: Type.Number({ description: 'Spent over the last 30 days, net of refunds.' }) }),
+      { description: 'Spending per builder or tool, largest first.' },
+    ),
   }),
   handler: async ({ kernel, workspace }) => ({
-    balance: await kernel.storage.workspaces.balance(workspace.id),
+    balance: await kernel.storage.credits.balance(workspace.id),
     plan: workspace.plan,
     api_access: planRules(workspace.plan).apiAccess,
-    usage: [] as unknown[],
+    usage: await kernel.storage.credits.usage(workspace.id, Date.now() - USAGE_DAYS * 86_400_000),
   }),
 });

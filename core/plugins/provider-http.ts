@@ -1,4 +1,5 @@
-import type { PluginContext } from './plugin-types.ts';
+import type { EnrichResult, PluginContext } from './plugin-types.ts';
+import { BlockedUrlError, FetchTimeoutError, RedirectError, ResponseTooLargeError, type SafeResponse, safeFetch } from './safe-fetch.ts';
 
 /** A provider answered with a failure; `retryable` tells the host whether trying again may help. */
 export class ProviderError extends Error {
@@ -6,6 +7,8 @@ export class ProviderError extends Error {
     message: string,
     readonly status: number | null,
     readonly retryable: boolean,
+    /** The provider's Retry-After, when it gave one: the earliest useful retry. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'ProviderError';
@@ -19,33 +22,110 @@ export function requireEnv(ctx: PluginContext, name: string): string {
   return v;
 }
 
-/** POSTs or GETs JSON to a provider with a time limit; 429 and 5xx are retryable, other 4xx not. */
-export async function providerJson(
-  ctx: PluginContext,
-  url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: unknown; timeoutMs?: number },
-): Promise<unknown> {
-  const timeout = AbortSignal.timeout(init.timeoutMs ?? 30_000);
-  const signal = AbortSignal.any([ctx.signal, timeout]);
-  let res: Response;
+/** Replaces each secret (a key we sent) in a provider's text, which some providers echo back in errors. */
+export function redact(text: string, secrets: string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= 4) out = out.split(s).join('[redacted]');
+  return out;
+}
+
+/** The values of credential-bearing headers, to keep them out of error texts. */
+function secretsOf(headers: Record<string, string> = {}): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(headers)) {
+    if (!/^(authorization|proxy-authorization|cookie|x-api-key|api-key|x-goog-api-key)$|key|token|secret/i.test(k)) continue;
+    out.push(v);
+    const bearer = /^\s*\S+\s+(\S+)\s*$/.exec(v); // the token alone, without "Bearer "
+    if (bearer) out.push(bearer[1] as string);
+  }
+  return out;
+}
+
+function retryAfterMs(res: SafeResponse): number | undefined {
+  const raw = res.headers.get('retry-after');
+  if (!raw) return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+export interface ProviderRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  /** Sent as JSON unless it is already a string. */
+  body?: unknown;
+  timeoutMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+}
+
+/**
+ * Sends one request through safeFetch under the job's signal and answers the response whatever
+ * its status. Transport failures become ProviderErrors: a refused address, an oversized body or a
+ * redirect loop is permanent; a timeout or a network error is retryable.
+ */
+export async function providerRequest(ctx: PluginContext, url: string, init: ProviderRequest = {}): Promise<SafeResponse> {
+  let host = 'provider';
   try {
-    res = await fetch(url, {
-      method: init.method ?? 'GET',
-      headers: { accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      signal,
-      redirect: 'follow',
+    host = new URL(url).host;
+  } catch {}
+  const isText = typeof init.body === 'string';
+  const headers = {
+    ...(init.body !== undefined && !isText ? { 'content-type': 'application/json' } : {}),
+    ...init.headers,
+  };
+  try {
+    return await safeFetch(url, {
+      method: init.method,
+      headers,
+      body: init.body === undefined ? undefined : isText ? (init.body as string) : JSON.stringify(init.body),
+      signal: ctx.signal,
+      timeoutMs: init.timeoutMs ?? 30_000,
+      maxBytes: init.maxBytes,
+      maxRedirects: init.maxRedirects,
     });
   } catch (e) {
-    throw new ProviderError(`request to ${new URL(url).host} failed: ${(e as Error).message}`, null, true);
+    const message = redact((e as Error).message, secretsOf(init.headers));
+    if (e instanceof BlockedUrlError || e instanceof ResponseTooLargeError || e instanceof RedirectError) throw new ProviderError(message, null, false);
+    if (e instanceof FetchTimeoutError) throw new ProviderError(message, null, true);
+    if (ctx.signal.aborted) throw e;
+    throw new ProviderError(`request to ${host} failed: ${message}`, null, true);
   }
-  if (!res.ok) {
-    const text = (await res.text().catch(() => '')).slice(0, 300);
-    throw new ProviderError(
-      `${new URL(url).host} answered HTTP ${res.status}${text ? `: ${text}` : ''}`,
-      res.status,
-      res.status === 429 || res.status >= 500,
-    );
+}
+
+/** A ProviderError for a non-2xx answer: 429 and 5xx are retryable, other 4xx not. */
+export function statusError(res: SafeResponse, secrets: string[] = []): ProviderError {
+  const host = new URL(res.url).host;
+  const text = redact(res.text().slice(0, 300), secrets);
+  return new ProviderError(
+    `${host} answered HTTP ${res.status}${text ? `: ${text}` : ''}`,
+    res.status,
+    res.status === 429 || res.status >= 500,
+    retryAfterMs(res),
+  );
+}
+
+/** POSTs or GETs JSON to a provider with a time limit; throws a ProviderError on a non-2xx answer. */
+export async function providerJson(ctx: PluginContext, url: string, init: ProviderRequest): Promise<unknown> {
+  const res = await providerRequest(ctx, url, { ...init, headers: { accept: 'application/json', ...init.headers } });
+  if (res.status < 200 || res.status >= 300) throw statusError(res, secretsOf(init.headers));
+  try {
+    return JSON.parse(res.text());
+  } catch {
+    throw new ProviderError(`${new URL(res.url).host} answered HTTP ${res.status} with a body that is not JSON`, res.status, false);
   }
-  return res.json();
+}
+
+/**
+ * Decides whether a failure belongs to one row or to the whole batch. A missing key, a bad key
+ * (401/403), a rate limit or an outage is the same for every row, so it is thrown again: the host
+ * fails the batch (or retries the job when retryable). A 4xx about this row's own input, or a URL
+ * of this row that may not be fetched, becomes this row's result: `no_result` for 404, `error`
+ * otherwise.
+ */
+export function rowFailure(e: unknown): EnrichResult {
+  if (!(e instanceof ProviderError) || e.retryable || e.status === 401 || e.status === 403) throw e;
+  if (e.status === 404) return { status: 'no_result', reason: 'not found' };
+  return { status: 'error', error: e.message, retryable: false };
 }

@@ -1,3 +1,5 @@
+import { getDomainWithoutSuffix } from 'tldts';
+
 /**
  * Deterministic fake data for `PROVIDER_MODE=sandbox`: the same input always gives the same rows,
  * and every domain is under example.com so nobody mistakes it for real data.
@@ -38,4 +40,26 @@ export const SANDBOX_LAST = ['Lovelace', 'Torvalds', 'Hopper', 'Turing', 'Dijkst
 /** Splits `total` into pages of at most `size` (a builder yields rows page by page). */
 export function* pages(total: number, size: number): Generator<[start: number, end: number]> {
   for (let start = 0; start < total; start += size) yield [start, Math.min(total, start + size)];
+}
+
+/**
+ * The sandbox stand-in for a company given by URL, domain, email or name: a slug of its main label
+ * ("https://www.acme.co.uk/x" → "acme") and a domain under example.com, so enrichment tools in
+ * sandbox mode answer about clearly fake sites.
+ */
+export function sandboxSlug(input: string): string {
+  const text = input.trim().toLowerCase();
+  const host = text.includes('@') && !text.includes('/') ? text.slice(text.lastIndexOf('@') + 1) : text;
+  return slugify((host.includes('.') && getDomainWithoutSuffix(host)) || text);
+}
+
+export function sandboxDomain(input: string): string {
+  return `${sandboxSlug(input)}.example.com`;
+}
+
+/** A fake phone number in the 555-01xx range reserved for fiction. */
+export function sandboxPhone(rand: () => number): string {
+  return `+1555010${Math.floor(rand() * 100)
+    .toString()
+    .padStart(2, '0')}`;
 }

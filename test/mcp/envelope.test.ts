@@ -50,7 +50,7 @@ describe('tool arguments generated from an operation', () => {
   const tool = toolArguments(op, { label: 'Say it nicely.' });
 
   test('path, query and body sit side by side; objects, arrays and JSON strings are *_json', () => {
-    expect(Object.keys(tool.inputSchema.properties as object)).toEqual(['thing_id', 'page', 'where_json', 'label', 'tags_json', 'meta_json']);
+    expect(Object.keys(tool.inputSchema.properties as object)).toEqual(['thing_id', 'page', 'where_json', 'label', 'tags_json', 'meta_json', 'idempotency_key']);
     expect(tool.inputSchema.required).toEqual(['thing_id', 'label']);
     expect((tool.inputSchema.properties as any).label.description).toBe('Say it nicely.');
     expect((tool.inputSchema.properties as any).tags_json.description).toContain('"type":"array"');

@@ -126,6 +126,19 @@ describe.each(DIALECTS)('MCP typical flow on %s', (dialect) => {
     expect(credits).toEqual((await t.api('GET', '/credits')).body);
   });
 
+  test('a retried run_builder with the same idempotency_key creates one project and charges once', async () => {
+    const before = (await data(client, 'get_credits')).balance;
+    const args = { builder_id: 'google_maps_search', form_data_json: JSON.stringify({ query: 'cafes', max_results: 7 }), idempotency_key: 'mcp-retry-1' };
+    const [a, b] = await Promise.all([data(client, 'run_builder', args), data(client, 'run_builder', args)]);
+    expect(a.project_id).toBe(b.project_id);
+    await pollProject(client, a.project_id);
+    const after = await data(client, 'get_credits');
+    expect(after.balance).toBe(before - 7);
+    expect(after.usage.find((u: any) => u.plugin_id === 'google_maps_search')?.credits).toBeGreaterThanOrEqual(7);
+    const other = await call(client, 'run_builder', { ...args, form_data_json: JSON.stringify({ query: 'bars', max_results: 7 }) });
+    expect(other).toMatchObject({ ok: false, code: 'validation_error', status_code: 422 });
+  });
+
   test('ICP tools: create, list, get, update, score into a column, delete', async () => {
     const csv = 'Name,Industry,Employees,Country\nAcme,Software,120,France\nGlobex,Retail,5000,USA\nInitech,Software,80,USA\n';
     const built = await data(client, 'run_builder', { builder_id: 'csv_import_builder', form_data_json: JSON.stringify({ csv_text: csv }) });

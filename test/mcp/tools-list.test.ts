@@ -45,8 +45,16 @@ describe.each(DIALECTS)('MCP tools/list on %s', (dialect) => {
     for (const tool of tools.values()) expect(tool.title).toBeString();
   });
 
+  test('write tools take an optional idempotency_key; read tools do not', () => {
+    for (const name of ['run_builder', 'create_column', 'run_pending_columns', 'add_rows']) {
+      expect(args(name)).toContain('idempotency_key');
+      expect(required(name)).not.toContain('idempotency_key');
+    }
+    for (const name of ['list_projects', 'get_project_rows', 'get_project']) expect(args(name)).not.toContain('idempotency_key');
+  });
+
   test('objects, arrays and JSON query strings become string arguments named *_json', () => {
-    expect(args('run_builder')).toEqual(['builder_id', 'form_data_json', 'name']);
+    expect(args('run_builder')).toEqual(['builder_id', 'form_data_json', 'idempotency_key', 'name']);
     expect(required('run_builder')).toEqual(['builder_id', 'form_data_json']);
     // Other options may join these two; the spec's arguments must be there, under these names.
     expect(args('create_column')).toEqual(expect.arrayContaining(['auto_run', 'config_json', 'name', 'project_id', 'run_condition', 'tool_id', 'waterfall_json']));
@@ -56,10 +64,10 @@ describe.each(DIALECTS)('MCP tools/list on %s', (dialect) => {
     expect(args('set_filters')).toEqual(['filter_groups_json', 'project_id']);
     expect(args('get_project_rows')).toEqual(['filter_groups_json', 'page', 'page_size', 'project_id', 'sort_rules_json']);
     expect(required('get_project_rows')).toEqual(['project_id']);
-    expect(args('add_rows')).toEqual(['project_id', 'rows_json']);
-    expect(args('create_icp')).toEqual(['definition_json', 'name']);
+    expect(args('add_rows')).toEqual(['idempotency_key', 'project_id', 'rows_json']);
+    expect(args('create_icp')).toEqual(['definition_json', 'idempotency_key', 'name']);
     expect(args('update_icp')).toEqual(['definition_json', 'icp_id', 'name']);
-    expect(args('score_icp')).toEqual(['col_name', 'icp_id', 'project_id']);
+    expect(args('score_icp')).toEqual(['col_name', 'icp_id', 'idempotency_key', 'project_id']);
     expect(args('delete_rows')).toEqual(['project_id', 'row_ids_json']);
     expect(args('list_projects')).toEqual(['limit', 'name_search', 'offset', 'page']);
     expect(required('list_projects')).toEqual([]);
@@ -93,6 +101,6 @@ describe.each(DIALECTS)('MCP tools/list on %s', (dialect) => {
       expect(tool.description.length).toBeGreaterThan(60);
       expect(tool.description).toContain('"ok":true');
     }
-    expect(tools.get('get_credits').description).toContain('usage');
+    expect(tools.get('get_credits').description).toContain('spent per plugin');
   });
 });
