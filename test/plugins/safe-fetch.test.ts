@@ -1,0 +1,190 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import { ProviderError, providerJson } from '../../core/plugins/provider-http.ts';
+import {
+  BlockedUrlError,
+  FetchTimeoutError,
+  nonPublicReason,
+  RedirectError,
+  ResponseTooLargeError,
+  safeFetch,
+} from '../../core/plugins/safe-fetch.ts';
+import { type FakeServer, startFakeServer } from '../support/fake-providers.ts';
+import { pluginContext, setEnv } from './enrich-helpers.ts';
+
+const MB = 1024 * 1024;
+
+/** The ProviderError a call fails with (the test fails if it succeeds). */
+const failure = (p: Promise<unknown>): Promise<ProviderError> =>
+  p.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (e) => e as ProviderError,
+  );
+
+describe('which addresses count as public', () => {
+  test('every private, loopback, link-local and otherwise special range is refused', () => {
+    for (const ip of [
+      '0.0.0.0', '0.1.2.3', '10.0.0.1', '100.64.0.1', '127.0.0.1', '127.255.0.9', '169.254.169.254', '172.16.0.1', '172.31.255.255',
+      '192.168.1.1', '224.0.0.1', '255.255.255.255', '::', '::1', 'fc00::1', 'fd12:3456::1', 'fe80::1', '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1', '::7f00:1', '64:ff9b::7f00:1', '2002:7f00:1::', '2001:db8::1',
+    ]) {
+      expect([ip, nonPublicReason(ip)]).not.toEqual([ip, null]);
+    }
+  });
+
+  test('public unicast addresses pass', () => {
+    for (const ip of ['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(nonPublicReason(ip)).toBeNull();
+  });
+});
+
+describe('safeFetch', () => {
+  let server: FakeServer;
+  let other: FakeServer;
+  beforeAll(() => {
+    const big = 'x'.repeat(2 * MB);
+    server = startFakeServer({
+      '/ok': () => new Response('hello'),
+      '/big': () => new Response(big),
+      '/stream': () =>
+        new Response(
+          new ReadableStream({
+            async pull(controller) {
+              controller.enqueue(new TextEncoder().encode('y'.repeat(64 * 1024)));
+              await Bun.sleep(1);
+            },
+          }),
+        ),
+      '/slow': async () => {
+        await Bun.sleep(1500);
+        return new Response('late');
+      },
+      '/loop': () => Response.redirect('/loop', 302),
+      '/to-ipv6-loopback': () => Response.redirect(`http://[::1]:${server.port}/ok`, 302),
+      '/to-private': () => Response.redirect('http://10.1.2.3/', 302),
+      '/to-other': () => Response.redirect(`${other.url}/echo`, 307),
+      '/same-origin': () => Response.redirect('/echo', 302),
+      '/echo': (r) => Response.json({ host: r.headers.get('host'), authorization: r.headers.get('authorization'), accept: r.headers.get('accept') }),
+    });
+    other = startFakeServer({ '/echo': (r) => Response.json({ authorization: r.headers.get('authorization'), accept: r.headers.get('accept') }) });
+  });
+  afterAll(() => {
+    server.stop();
+    other.stop();
+  });
+  let restore: (() => void) | undefined;
+  afterEach(() => restore?.());
+  const closed = () => (restore = setEnv({ ALLOW_PRIVATE_NETWORK: undefined }));
+  const open = (value = '1') => (restore = setEnv({ ALLOW_PRIVATE_NETWORK: value }));
+
+  test('refuses loopback, private and IPv6 loopback addresses without ALLOW_PRIVATE_NETWORK, before connecting', async () => {
+    closed();
+    const before = server.requests.length;
+    for (const url of [`${server.url}/ok`, 'http://10.0.0.1/', `http://[::1]:${server.port}/ok`, `http://[::ffff:127.0.0.1]:${server.port}/ok`, 'http://2130706433/', 'http://169.254.169.254/latest/meta-data/']) {
+      const e = await safeFetch(url, { timeoutMs: 2000 }).catch((x) => x);
+      expect(e).toBeInstanceOf(BlockedUrlError);
+      expect(e.message).toContain('ALLOW_PRIVATE_NETWORK');
+    }
+    expect(server.requests.length).toBe(before);
+  });
+
+  test('refuses a host name that resolves to a private address', async () => {
+    closed();
+    const e = await safeFetch(`http://localhost:${server.port}/ok`).catch((x) => x);
+    expect(e).toBeInstanceOf(BlockedUrlError);
+    expect(e.message).toMatch(/localhost \(127\.0\.0\.1 is loopback\)/);
+  });
+
+  test('refuses schemes other than http and https', async () => {
+    open();
+    for (const url of ['file:///etc/passwd', 'ftp://example.com/x', 'gopher://127.0.0.1/']) {
+      expect(await safeFetch(url).catch((x) => x)).toBeInstanceOf(BlockedUrlError);
+    }
+  });
+
+  test('ALLOW_PRIVATE_NETWORK=1 opens them; a host name keeps its Host header', async () => {
+    open();
+    const r = await safeFetch(`${server.url}/ok`);
+    expect([r.status, r.text()]).toEqual([200, 'hello']);
+    const byName = await safeFetch(`http://localhost:${server.port}/echo`);
+    expect(JSON.parse(byName.text()).host).toBe(`localhost:${server.port}`);
+  });
+
+  test('a redirect to a private address is refused even when the first hop was allowed', async () => {
+    open('127.0.0.1/32'); // only 127.0.0.1 is opened, not ::1 nor 10/8
+    expect((await safeFetch(`${server.url}/ok`)).status).toBe(200);
+    for (const path of ['/to-ipv6-loopback', '/to-private']) {
+      const e = await safeFetch(`${server.url}${path}`).catch((x) => x);
+      expect(e).toBeInstanceOf(BlockedUrlError);
+    }
+  });
+
+  test('follows redirects, and drops credentials when one leaves the origin', async () => {
+    open();
+    const same = await safeFetch(`${server.url}/same-origin`, { headers: { authorization: 'Bearer secret', accept: 'application/json' } });
+    expect(JSON.parse(same.text())).toMatchObject({ authorization: 'Bearer secret' });
+    expect(same.redirects).toEqual([`${server.url}/same-origin`]);
+    const cross = await safeFetch(`${server.url}/to-other`, { headers: { authorization: 'Bearer secret', accept: 'application/json' } });
+    expect(cross.url).toBe(`${other.url}/echo`);
+    expect(JSON.parse(cross.text())).toEqual({ authorization: null, accept: 'application/json' });
+    expect(await safeFetch(`${server.url}/loop`).catch((x) => x)).toBeInstanceOf(RedirectError);
+  });
+
+  test('stops reading past maxBytes, whether or not the size was announced', async () => {
+    open();
+    expect(await safeFetch(`${server.url}/big`, { maxBytes: MB }).catch((x) => x)).toBeInstanceOf(ResponseTooLargeError);
+    expect(await safeFetch(`${server.url}/stream`, { maxBytes: MB }).catch((x) => x)).toBeInstanceOf(ResponseTooLargeError);
+    expect((await safeFetch(`${server.url}/big`, { maxBytes: 3 * MB })).body.byteLength).toBe(2 * MB);
+  });
+
+  test('gives up after timeoutMs', async () => {
+    open();
+    const started = Date.now();
+    expect(await safeFetch(`${server.url}/slow`, { timeoutMs: 200 }).catch((x) => x)).toBeInstanceOf(FetchTimeoutError);
+    expect(Date.now() - started).toBeLessThan(1200);
+  });
+});
+
+describe('providerJson over safeFetch', () => {
+  let server: FakeServer;
+  let restore: () => void;
+  beforeAll(() => {
+    restore = setEnv({ ALLOW_PRIVATE_NETWORK: '1' });
+    server = startFakeServer({
+      '/echo-key': (r) => Response.json({ error: `bad key ${r.headers.get('x-api-key')}` }, { status: 401 }),
+      '/busy': () => new Response('slow down', { status: 429, headers: { 'retry-after': '3' } }),
+      '/down': () => new Response('oops', { status: 503 }),
+    });
+  });
+  afterAll(() => {
+    server.stop();
+    restore();
+  });
+
+  test('a key the provider echoes back never reaches the error text', async () => {
+    const e = await failure(providerJson(pluginContext(), `${server.url}/echo-key`, { headers: { 'X-Api-Key': 'super-secret-key' } }));
+    expect(e).toBeInstanceOf(ProviderError);
+    expect(e.message).not.toContain('super-secret-key');
+    expect(e.message).toContain('[redacted]');
+    expect(e.retryable).toBe(false);
+  });
+
+  test('429 and 5xx are retryable; Retry-After is kept', async () => {
+    const busy = await failure(providerJson(pluginContext(), `${server.url}/busy`, {}));
+    expect([busy.status, busy.retryable, busy.retryAfterMs]).toEqual([429, true, 3000]);
+    const down = await failure(providerJson(pluginContext(), `${server.url}/down`, {}));
+    expect([down.status, down.retryable]).toEqual([503, true]);
+  });
+
+  test('a refused address is a permanent ProviderError', async () => {
+    const r = setEnv({ ALLOW_PRIVATE_NETWORK: '0' });
+    try {
+      const e = await failure(providerJson(pluginContext(), `${server.url}/down`, {}));
+      expect(e).toBeInstanceOf(ProviderError);
+      expect(e.retryable).toBe(false);
+      expect(e.message).toContain('refused');
+    } finally {
+      r();
+    }
+  });
+});
