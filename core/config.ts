@@ -20,7 +20,6 @@ export interface Config {
   bootstrapCredits: number;
   maxBodyBytes: number;
   pluginsDir: string | undefined;
-  allowPrivateNetwork: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Which doors this process opens (SERVE): `all` (REST + MCP), `rest` or `mcp`. */
   serve: 'all' | 'rest' | 'mcp';
@@ -102,7 +101,6 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapCredits: int(env, 'BOOTSTRAP_CREDITS', 1000),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 10 * 1024 * 1024, 1),
     pluginsDir: env.PLUGINS_DIR || undefined,
-    allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK === '1' || env.ALLOW_PRIVATE_NETWORK === 'true',
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     serve: oneOf(env, 'SERVE', ['all', 'rest', 'mcp'] as const, 'all'),
     oauthIssuer: env.OAUTH_ISSUER || undefined,

@@ -124,6 +124,7 @@ describe.each(DIALECTS)('tool columns on %s', (dialect) => {
       [{ name: 'Domain', tool_id: 'formula', config: { expression: '1' } }, 'name'],
       [{ name: 'X', tool_id: 'formula', config: { expression: '1' }, run_condition: 'Name = ' }, 'run_condition'],
       [{ name: 'X' }, 'tool_id'],
+      [{ name: 'X', tool_id: 'formula', config: { expression: '$uppercase(' } }, 'config.expression'],
     ];
     for (const [body, path] of cases) {
       const r = await col(body);

@@ -185,6 +185,24 @@ describe.each(DIALECTS)('credits on %s', (dialect) => {
     });
   });
 
+  test('a row that fails retryably is tried again alone; the rows that succeeded are neither re-run nor charged twice', async () => {
+    const w = await t.newWorkspace('pro', 100);
+    const scoped = { ...t, api: (m: string, p: string, init?: any) => t.api(m, p, { ...init, ...as(w.key) }) };
+    const r = await t.api('POST', '/projects', { ...as(w.key), body: { builder_id: 'csv_import_builder', form_data: { csv_text: `Key,Fails\n${dialect}-a,2\n${dialect}-b,0\n${dialect}-c,0\n` } } });
+    await waitForBuilder(scoped, r.body.project_id);
+    await t.api('POST', `/projects/${r.body.project_id}/columns`, { ...as(w.key), body: { name: 'Out', tool_id: 'flaky_tool', config: { key: '{{Key}}', fail_times: '{{Fails}}' } } });
+    const { calls } = await import('./fixtures/plugins/tools/flaky_tool/index.ts');
+    await t.api('POST', `/projects/${r.body.project_id}/columns/run`, { ...as(w.key), body: {} });
+    const rows = await settledRows(t, r.body.project_id, w.key);
+    expect(rows.map((row) => [row.company.Out.status, row.company.Out.value])).toEqual([
+      ['completed', `${dialect.toUpperCase()}-A`],
+      ['completed', `${dialect.toUpperCase()}-B`],
+      ['completed', `${dialect.toUpperCase()}-C`],
+    ]);
+    expect([calls.get(`${dialect}-a`), calls.get(`${dialect}-b`), calls.get(`${dialect}-c`)]).toEqual([3, 1, 1]);
+    expect(await balance(w.workspaceId)).toBe(97); // one charge per row and job, whatever the retries
+  });
+
   test('a charge with an idempotency key already paid is not paid again (redelivered jobs)', async () => {
     const ws = await t.newWorkspace('pro', 10);
     const credits = t.service.kernel.storage.credits;

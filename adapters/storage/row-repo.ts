@@ -109,11 +109,20 @@ export class SqlRowRepo implements RowRepo {
     return r ? this.get(projectPk, Number(r.seq), toolCols) : undefined;
   }
 
-  /** Live rows by seq, in the order asked, with tool cell statuses filled in from the keys. */
+  /**
+   * Live rows by seq, in the order asked, with tool cell statuses filled in from the keys. With tool
+   * columns, MySQL reads both tables in one transaction (one snapshot), so a cell never shows a new
+   * status beside its old value while a batch of results is being written.
+   */
   async getMany(projectPk: number, seqs: number[], toolCols: number[] = []): Promise<StoredRow[]> {
     if (seqs.length === 0) return [];
+    if (toolCols.length && this.mysql) return this.db.transaction().execute((trx) => this.readRows(trx, projectPk, seqs, toolCols));
+    return this.readRows(this.db, projectPk, seqs, toolCols);
+  }
+
+  private async readRows(db: Kysely<Tables>, projectPk: number, seqs: number[], toolCols: number[]): Promise<StoredRow[]> {
     const [rows, statuses] = await Promise.all([
-      this.db
+      db
         .selectFrom('project_rows')
         .select(['seq', 'cells'])
         .where('project_pk', '=', projectPk)
@@ -121,7 +130,7 @@ export class SqlRowRepo implements RowRepo {
         .where('deleted_at', 'is', null)
         .execute(),
       toolCols.length
-        ? this.db
+        ? db
             .selectFrom('cell_keys')
             .select(['seq', 'col_no', 'status'])
             .where('project_pk', '=', projectPk)

@@ -34,3 +34,17 @@ export async function conditionHolds(expression: string, row: Record<string, unk
     return { holds: false, reason: `run condition failed: ${(e as Error).message}` };
   }
 }
+
+/**
+ * For a tool's `checkConfig`: a JSONata field that does not compile, as a field problem. Fields
+ * holding `{{Column}}` templates are checked once rendered, at run time.
+ */
+export function jsonataProblems(field: string, expression: string | undefined): { path: string; message: string }[] {
+  if (!expression?.trim() || expression.includes('{{')) return [];
+  try {
+    compileCondition(expression, field);
+    return [];
+  } catch (e) {
+    return [{ path: field, message: `is not a valid JSONata expression (${(e as Error).message})` }];
+  }
+}

@@ -5,7 +5,6 @@ import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
 import type { Cell, CellStatus, Column, StoredRow, WaterfallStep } from '../model.ts';
 import type { AnyTool, EnrichResult, PluginContext, ToolItem } from '../plugins/plugin-types.ts';
-import { ProviderError } from '../plugins/provider-http.ts';
 import { isEmptyValue } from '../rows/cell-keys.ts';
 import { enqueueEnrichment } from '../services/row-insert.ts';
 import { type Job, type JobContext, retryableError } from './queue.ts';
@@ -38,17 +37,31 @@ function rowValues(columns: Column[], row: StoredRow): Record<string, unknown> {
   return out;
 }
 
-/** Runs one step's tool over the items, in the tool's batch size, within its provider's rate limit. */
+/**
+ * Runs one step's tool over the items, in the tool's batch size, within its provider's rate limit.
+ * A batch that throws becomes an error result for each of its rows (retryable as the error says),
+ * so the batches that did finish keep their results.
+ */
 async function runTool(kernel: Kernel, tool: AnyTool, items: ToolItem<Record<string, unknown>>[], ctx: PluginContext): Promise<EnrichResult[]> {
   const out: EnrichResult[] = [];
   for (let i = 0; i < items.length; i += tool.batchSize) {
     const batch = items.slice(i, i + tool.batchSize);
-    await awaitProviderBudget(kernel.rateLimiter, tool, ctx.providerMode, ctx.signal);
-    const results = await tool.enrich(batch, ctx);
-    if (results.length !== batch.length) throw new Error(`tool ${tool.id} returned ${results.length} results for ${batch.length} rows`);
-    out.push(...results);
+    try {
+      await awaitProviderBudget(kernel.rateLimiter, tool, ctx.providerMode, ctx.signal);
+      const results = await tool.enrich(batch, ctx);
+      if (results.length !== batch.length) throw new Error(`tool ${tool.id} returned ${results.length} results for ${batch.length} rows`);
+      out.push(...results);
+    } catch (e) {
+      const retryable = (e as { retryable?: unknown }).retryable === true;
+      out.push(...batch.map(() => ({ status: 'error', error: (e as Error).message, retryable }) as EnrichResult));
+    }
   }
   return out;
+}
+
+/** The cache key of a result: per workspace (results may hold its data), mode and tool version. */
+function cacheKeyOf(workspaceId: string, mode: string, tool: AnyTool, key: string): string {
+  return `${workspaceId}:${mode}:${tool.id}@${tool.version}:${key}`;
 }
 
 /**
@@ -101,6 +114,8 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
   };
   const lastAttempt = job.attempt >= maxAttempts;
   const spent = new Map<number, number>(); // credits each row has cost this run (waterfall cap)
+  const retryLater: number[] = [];
+  let lastError = '';
   for (const [i, step] of steps.entries()) {
     if (open.length === 0) break;
     const tool = kernel.plugins.tool(step.tool_id);
@@ -131,7 +146,7 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
     if (tool.cacheKey) {
       for (const r of ready) {
         const k = tool.cacheKey(r.item);
-        if (k) cacheKeys.set(r.row.seq, `${tool.id}:${k}`);
+        if (k) cacheKeys.set(r.row.seq, cacheKeyOf(project.workspaceId, ctx.providerMode, tool, k));
       }
       const hits = await kernel.storage.cache.getMany([...new Set(cacheKeys.values())]);
       ready = ready.filter((r) => {
@@ -158,28 +173,21 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
       });
     }
 
-    let results: EnrichResult[];
-    try {
-      results = await runTool(kernel, tool, ready.map((r) => r.item), ctx);
-    } catch (e) {
-      const retryable = e instanceof ProviderError ? e.retryable : false;
-      const message = (e as Error).message;
-      if (retryable && !lastAttempt) {
-        // Hand the cells back so the retry (or another worker) can claim them; the charges stay
-        // recorded under this job's keys, so the retry does not pay again.
-        await rows.moveStatus(project_pk, col_no, ['running'], 'queued', claimed);
-        throw retryableError(message);
-      }
-      results = ready.map(() => ({ status: 'error', error: message, retryable }) as EnrichResult);
-    }
+    const results = await runTool(kernel, tool, ready.map((r) => r.item), ctx);
     const next: Pending[] = [];
     const toCache: { key: string; value: unknown }[] = [];
     const refunds: Pending[] = [];
     results.forEach((r, j) => {
       const o = ready[j] as Pending;
       const found = r.status === 'ok' && (!tool.isValid || tool.isValid(r.value));
-      if (!found && tool.cost.per === 'result' && price > 0) refunds.push(o);
-      if (found) {
+      const retry = r.status === 'error' && r.retryable && !lastAttempt;
+      if (!found && !retry && tool.cost.per === 'result' && price > 0) refunds.push(o);
+      if (retry) {
+        // Worth another try (a 429, a 5xx, a site that timed out): this row goes back to the queue;
+        // its charge stays recorded under this job's key, so the retry does not pay again.
+        retryLater.push(o.row.seq);
+        lastError = (r as { error: string }).error;
+      } else if (found) {
         settled.set(o.row.seq, { v: (r as { value: unknown }).value, s: 'completed' });
         const key = cacheKeys.get(o.row.seq);
         if (key) toCache.push({ key, value: (r as { value: unknown }).value });
@@ -208,6 +216,11 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
     if (dependent.type !== 'tool' || dependent.no === col_no) continue;
     const dSteps = dependent.waterfall ?? [{ tool_id: dependent.toolId ?? '', config: (dependent.config ?? {}) as Record<string, unknown> }];
     if (dSteps.some((s) => referencedColumns(s.config).has(column.name))) await enqueueEnrichment(kernel, project_pk, dependent.no, finished);
+  }
+  if (retryLater.length) {
+    // The rows that are done stay written; only these are tried again, after the queue's backoff.
+    await rows.moveStatus(project_pk, col_no, ['running'], 'queued', retryLater);
+    throw retryableError(`${retryLater.length} row(s) will be retried: ${lastError}`);
   }
   log.debug('enrichment batch done', { job_id: job.id, column: column.id, cells: settled.size, waiting: waiting.length });
 }

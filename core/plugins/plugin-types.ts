@@ -101,6 +101,11 @@ export interface ToolPlugin<S extends TObject = TObject> extends PluginBase<S> {
   enrich(items: ToolItem<Static<S>>[], ctx: PluginContext): Promise<EnrichResult[]>;
   /** Whether a found value is good enough (a waterfall stops at the first valid one). */
   isValid?(value: unknown): boolean;
+  /**
+   * Checks of the column config that its schema cannot express (a JSONata expression that must
+   * compile, a JSON Schema that must be valid); each problem becomes a 422 naming the field.
+   */
+  checkConfig?(config: Static<S>): { path: string; message: string }[];
   /** A key under which a result may be reused for `cacheTtlMs`, so a paid lookup is not paid twice. */
   cacheKey?(item: ToolItem<Static<S>>): string | null;
   cacheTtlMs?: number;

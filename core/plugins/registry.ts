@@ -69,7 +69,7 @@ export function assertTool(def: unknown, where: string): asserts def is AnyTool 
   if (typeof d.batchSize !== 'number' || !Number.isInteger(d.batchSize) || d.batchSize < 1)
     throw new PluginDefinitionError(where, 'batchSize', 'must be an integer >= 1');
   assertFunctions(d, where, ['enrich']);
-  for (const f of ['isValid', 'cacheKey']) {
+  for (const f of ['isValid', 'cacheKey', 'checkConfig']) {
     if (d[f] !== undefined && typeof d[f] !== 'function') throw new PluginDefinitionError(where, f, 'must be a function when set');
   }
 }

@@ -42,7 +42,11 @@ function checkStep(kernel: Kernel, step: WaterfallStep, path: string, columnName
     errors.push({ path: `${path}.tool_id`, message: `unknown tool "${step.tool_id}"; use one of: ${knownTools(kernel)} (GET /tools)` });
     return;
   }
-  errors.push(...schemaErrors(tool.input, step.config, `${path}.config`));
+  const schemaProblems = schemaErrors(tool.input, step.config, `${path}.config`);
+  errors.push(...schemaProblems);
+  if (schemaProblems.length === 0 && tool.checkConfig) {
+    for (const e of tool.checkConfig(step.config)) errors.push({ path: `${path}.config.${e.path}`, message: e.message });
+  }
   for (const ref of referencedColumns(step.config)) {
     if (!columnNames.has(ref)) errors.push({ path: `${path}.config`, message: `references {{${ref}}}, but the project has no column named "${ref}"` });
   }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import jsonata from 'jsonata';
+import { jsonataProblems } from '../../../core/columns/run-condition.ts';
 import { defineTool } from '../../../core/plugins/plugin-types.ts';
 
 export default defineTool({
@@ -20,6 +21,7 @@ export default defineTool({
   produces: [{ field: 'value', description: 'The expression’s result.' }],
   cost: { credits: 0, per: 'result' },
   batchSize: 500,
+  checkConfig: (c) => jsonataProblems('expression', c.expression),
   async enrich(items) {
     return Promise.all(
       items.map(async (item) => {

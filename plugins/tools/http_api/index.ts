@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { defineTool, type EnrichResult, type PluginContext } from '../../../core/plugins/plugin-types.ts';
 import { providerRequest, redact, rowFailure, statusError } from '../../../core/plugins/provider-http.ts';
 import { mapLimit } from '../_shared/map-limit.ts';
+import { jsonataProblems } from '../../../core/columns/run-condition.ts';
 import { ExtractError, extract } from './extract.ts';
 
 const Input = Type.Object(
@@ -116,6 +117,7 @@ export default defineTool({
   produces: [{ field: 'value', description: 'What `extract` picked from the response (the whole body by default).' }],
   cost: { credits: 0, per: 'attempt' },
   batchSize: 10,
+  checkConfig: (c) => jsonataProblems('extract', c.extract),
   async enrich(items, ctx) {
     if (ctx.providerMode === 'sandbox') return Promise.all(items.map((item) => sandboxCall(item.config)));
     return mapLimit(items, 5, (item) => call(ctx, item.config));
