@@ -56,6 +56,9 @@ describe.each(DIALECTS)('ICPs, batch rows and credits over REST on %s', (dialect
     expect((await t.api('DELETE', `/icps/${icp.id}`, h)).status).toBe(404);
     expect((await t.api('POST', `/icps/${icp.id}/score`, { ...h, body: { project_id: pid } })).status).toBe(404);
     expect((await t.api('GET', '/icps', h)).body).toEqual([]);
+    // Ownership comes first: a bad body on a foreign ICP still reads as missing.
+    expect((await t.api('PUT', `/icps/${icp.id}`, { ...h, body: { nonsense: 1 } })).status).toBe(404);
+    expect((await t.api('POST', `/icps/${icp.id}/score`, { ...h, body: {} })).status).toBe(404);
   });
 
   test('scoring writes a filterable score column; later rows are scored by the icp_score tool from the snapshot', async () => {

@@ -2,8 +2,15 @@ import { Type } from '@sinclair/typebox';
 import { IcpDefinitionSchema } from '../icp/definition.ts';
 import { CRITERIA } from '../icp/score.ts';
 import { ICP_SCORE_TOOL, TOP_MATCHES, createIcp, findIcp, icpView, scoreProject, updateIcp } from '../services/icps.ts';
+import type { Kernel } from '../kernel.ts';
+import type { Workspace } from '../model.ts';
 import { defineOperation } from './operation.ts';
 import { ColumnSchema } from './schemas.ts';
+
+/** Another workspace's ICP is a 404 before anything of the request is looked at. */
+const ownIcp = async ({ kernel, workspace, params }: { kernel: Kernel; workspace: Workspace; params: Record<string, string> }) => {
+  await findIcp(kernel, workspace, params.icp_id ?? '');
+};
 
 const IcpIdParams = Type.Object({ icp_id: Type.String({ description: 'ICP id (list_icps / GET /icps).' }) });
 
@@ -52,6 +59,7 @@ export const getIcp = defineOperation({
   method: 'GET',
   path: '/icps/{icp_id}',
   params: IcpIdParams,
+  owned: ownIcp,
   response: IcpSchema,
   handler: async ({ kernel, workspace, params }) => icpView(await findIcp(kernel, workspace, params.icp_id)),
 });
@@ -65,6 +73,7 @@ export const updateIcpOp = defineOperation({
   method: 'PUT',
   path: '/icps/{icp_id}',
   params: IcpIdParams,
+  owned: ownIcp,
   body: Type.Object({ name: Type.Optional(IcpName), definition: Type.Optional(IcpDefinitionSchema) }, { additionalProperties: false }),
   response: IcpSchema,
   handler: ({ kernel, workspace, params, body }) => updateIcp(kernel, workspace, params.icp_id, body),
@@ -78,6 +87,7 @@ export const deleteIcp = defineOperation({
   method: 'DELETE',
   path: '/icps/{icp_id}',
   params: IcpIdParams,
+  owned: ownIcp,
   response: Type.Object({ deleted: Type.Literal(true) }),
   handler: async ({ kernel, workspace, params }) => {
     await findIcp(kernel, workspace, params.icp_id);
@@ -97,6 +107,7 @@ export const scoreIcp = defineOperation({
   method: 'POST',
   path: '/icps/{icp_id}/score',
   params: IcpIdParams,
+  owned: ownIcp,
   body: Type.Object(
     {
       project_id: Type.String({ description: 'The project whose rows are scored.' }),

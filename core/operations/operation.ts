@@ -34,6 +34,12 @@ export interface Operation<P extends TObject = TObject, Q extends TObject = TObj
   body?: B;
   /** Resolve `params.project_id` to the caller's project before anything else (404 otherwise). */
   project?: boolean;
+  /**
+   * For other owned resources (an ICP): throws a 404 when the path names something that is not the
+   * caller's. Runs right after the project check, before query and body are validated, so another
+   * workspace's id is a 404 whatever the request holds.
+   */
+  owned?(ctx: { kernel: Kernel; workspace: Workspace; params: Record<string, string> }): Promise<void>;
   /** HTTP status for invalid input when the spec names one (400 on POST /projects, 403 on POST rows). */
   invalidStatus?: number;
   successStatus?: number;

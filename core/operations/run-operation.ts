@@ -66,6 +66,7 @@ async function runChecked(kernel: Kernel, op: AnyOperation, call: RawCall): Prom
     project = await kernel.storage.projects.get(call.workspace.id, id);
     if (!project) throw new ServiceError('not_found', `Project ${id} not found (or not in this workspace)`);
   }
+  if (op.owned) await op.owned({ kernel, workspace: call.workspace, params: call.params });
   const params = op.params ? checked(op, 'path parameters', op.params, call.params, '') : {};
   const query = op.query ? queryInput(op, op.query, call.query) : {};
   let body: unknown = undefined;
