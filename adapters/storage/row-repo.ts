@@ -4,6 +4,7 @@ import { cellKey } from '../../core/rows/cell-keys.ts';
 import type { BuilderRunState, RowPageQuery, RowRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 import { builderStateValues } from './project-repo.ts';
+import type { FilterNode } from '../../core/rows/filter-parse.ts';
 import { filterColumns, filterSql, sortSql } from './row-filter-sql.ts';
 import { SeqAllocator } from './seq-allocator.ts';
 import type { CellKeyTable, Tables } from './tables.ts';
@@ -14,6 +15,8 @@ const COUNT_SHARDS = 16;
 const ROW_CHUNK = 500;
 const KEY_CHUNK = 2_000;
 const IN_CHUNK = 1_000;
+/** Filtered totals remembered per process (oldest forgotten first). */
+const TOTALS_CACHED = 2_000;
 
 function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
@@ -30,6 +33,8 @@ function storedCell(cell: Cell): Cell {
 
 export class SqlRowRepo implements RowRepo {
   private readonly seqs: SeqAllocator;
+  /** Filtered totals by (project, filter), with the change counter they were counted at. */
+  private readonly totals = new Map<string, { version: number; total: number }>();
 
   constructor(private readonly database: Database) {
     this.seqs = new SeqAllocator(database);
@@ -73,11 +78,22 @@ export class SqlRowRepo implements RowRepo {
     return seqs;
   }
 
+  /** Adds `delta` rows to the project's count and bumps its change counter, on a random shard. */
   private async bumpCount(trx: Kysely<Tables>, projectPk: number, delta: number): Promise<void> {
     const shard = Math.floor(Math.random() * COUNT_SHARDS);
-    const q = trx.insertInto('project_row_counts').values({ project_pk: projectPk, shard, n: delta });
-    if (this.mysql) await q.onDuplicateKeyUpdate({ n: sql`n + ${delta}` }).execute();
-    else await q.onConflict((oc) => oc.columns(['project_pk', 'shard']).doUpdateSet({ n: sql`n + ${delta}` })).execute();
+    const q = trx.insertInto('project_row_counts').values({ project_pk: projectPk, shard, n: delta, v: 1 });
+    if (this.mysql) await q.onDuplicateKeyUpdate({ n: sql`n + ${delta}`, v: sql`v + 1` }).execute();
+    else await q.onConflict((oc) => oc.columns(['project_pk', 'shard']).doUpdateSet({ n: sql`n + ${delta}`, v: sql`v + 1` })).execute();
+  }
+
+  /** The live row count and change counter of a project, in one read. */
+  private async countAndVersion(projectPk: number): Promise<{ rows: number; version: number }> {
+    const r = await this.db
+      .selectFrom('project_row_counts')
+      .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'), eb.fn.coalesce(eb.fn.sum<number>('v'), eb.lit(0)).as('v')])
+      .where('project_pk', '=', projectPk)
+      .executeTakeFirst();
+    return { rows: Number(r?.n ?? 0), version: Number(r?.v ?? 0) };
   }
 
   async counts(projectPks: number[]): Promise<Map<number, number>> {
@@ -154,59 +170,66 @@ export class SqlRowRepo implements RowRepo {
 
   /**
    * One page of rows. The page's sequence numbers come from a narrow index (live rows, or the
-   * typed cell keys when filtering/sorting); only then are the page's full rows read.
+   * typed cell keys when filtering/sorting); only then are the page's full rows read. A filtered
+   * total is counted in its own query over the filter's columns only, and reused while the
+   * project's change counter stays the same (paging through one filter counts once).
    */
   async page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }> {
-    const used = [...filterColumns(q.filter, new Set(q.sort.map((s) => s.colNo)))];
-    let seqs: number[];
-    let total: number;
-    if (used.length === 0) {
-      const [ids, counts] = await Promise.all([
-        this.db
-          .selectFrom('project_rows')
-          .select('seq')
-          .where('project_pk', '=', q.projectPk)
-          .where('deleted_at', 'is', null)
-          .orderBy('seq')
-          .limit(q.limit)
-          .offset(q.offset)
-          .execute(),
-        this.counts([q.projectPk]),
-      ]);
-      seqs = ids.map((r) => Number(r.seq));
-      total = counts.get(q.projectPk) ?? 0;
-    } else {
-      ({ seqs, total } = await this.keyedPage(q, used));
-    }
+    const sortCols = q.sort.map((s) => s.colNo);
+    const filterCols = [...filterColumns(q.filter)];
+    const used = [...new Set([...sortCols, ...filterCols])];
+    const [seqs, total] = await Promise.all([
+      used.length ? this.keyedSeqs(q, used) : this.liveSeqs(q),
+      q.filter ? this.filteredTotal(q.projectPk, q.filter, filterCols) : this.countAndVersion(q.projectPk).then((c) => c.rows),
+    ]);
     return { rows: await this.getMany(q.projectPk, seqs, q.toolCols ?? []), total };
   }
 
-  private async keyedPage(q: RowPageQuery, used: number[]): Promise<{ seqs: number[]; total: number }> {
-    // Sort columns lead so the first sort can walk its index in order.
-    const names = new Map(used.map((no, i) => [no, `k${i}`]));
+  /** Live rows in insertion order, read from the narrow (project, deleted_at, seq) index. */
+  private async liveSeqs(q: RowPageQuery): Promise<number[]> {
+    // MariaDB would walk the clustered rows (JSON and all) for a deep OFFSET; the narrow index is ~10x cheaper.
+    const hint = this.mysql ? sql`FORCE INDEX (project_rows_live)` : sql``;
+    const r = await sql<{ seq: number }>`SELECT seq FROM project_rows ${hint}
+      WHERE project_pk = ${q.projectPk} AND deleted_at IS NULL ORDER BY seq LIMIT ${q.limit} OFFSET ${q.offset}`.execute(this.db);
+    return r.rows.map((row) => Number(row.seq));
+  }
+
+  /** FROM … WHERE over one `cell_keys` alias per column, the first column driving, with the filter. */
+  private keyedFrom(projectPk: number, cols: number[], filter: FilterNode | null) {
+    const names = new Map(cols.map((no, i) => [no, `k${i}`]));
     const alias = (no: number) => names.get(no) as string;
-    const [driver, ...joined] = used;
+    const [driver, ...joined] = cols;
     const d = alias(driver as number);
     const joins = joined.map(
       (no) =>
         sql`JOIN cell_keys ${sql.raw(alias(no))} ON ${sql.ref(`${alias(no)}.project_pk`)} = ${sql.ref(`${d}.project_pk`)} AND ${sql.ref(`${alias(no)}.col_no`)} = ${no} AND ${sql.ref(`${alias(no)}.seq`)} = ${sql.ref(`${d}.seq`)}`,
     );
-    const where = q.filter ? sql`AND ${filterSql(q.filter, alias)}` : sql``;
+    const where = filter ? sql`AND ${filterSql(filter, alias)}` : sql``;
+    const from = sql`FROM cell_keys ${sql.raw(d)} ${sql.join(joins, sql` `)} WHERE ${sql.ref(`${d}.project_pk`)} = ${projectPk} AND ${sql.ref(`${d}.col_no`)} = ${driver} ${where}`;
+    return { from, alias, d };
+  }
+
+  /** The page's seqs when filtering or sorting: sort columns lead, so the first sort walks its index in order and stops at the page. */
+  private async keyedSeqs(q: RowPageQuery, used: number[]): Promise<number[]> {
+    const { from, alias, d } = this.keyedFrom(q.projectPk, used, q.filter);
     const order = [...sortSql(q.sort, alias), sql`${sql.ref(`${d}.seq`)} ASC`];
-    const from = sql`FROM cell_keys ${sql.raw(d)} ${sql.join(joins, sql` `)} WHERE ${sql.ref(`${d}.project_pk`)} = ${q.projectPk} AND ${sql.ref(`${d}.col_no`)} = ${driver} ${where}`;
-    if (!q.filter) {
-      // Sort only: every live row has one key per column, so the live count is the total.
-      const [page, counts] = await Promise.all([
-        sql<{ seq: number }>`SELECT ${sql.ref(`${d}.seq`)} AS seq ${from} ORDER BY ${sql.join(order)} LIMIT ${q.limit} OFFSET ${q.offset}`.execute(this.db),
-        this.counts([q.projectPk]),
-      ]);
-      return { seqs: page.rows.map((r) => Number(r.seq)), total: counts.get(q.projectPk) ?? 0 };
-    }
-    // Filtered: the match count comes with the page in one pass (window count over the matches).
-    const page = await sql<{ seq: number; total: number }>`SELECT ${sql.ref(`${d}.seq`)} AS seq, COUNT(*) OVER () AS total ${from} ORDER BY ${sql.join(order)} LIMIT ${q.limit} OFFSET ${q.offset}`.execute(this.db);
-    if (page.rows.length > 0) return { seqs: page.rows.map((r) => Number(r.seq)), total: Number(page.rows[0]?.total) };
-    const count = await sql<{ total: number }>`SELECT COUNT(*) AS total ${from}`.execute(this.db);
-    return { seqs: [], total: Number(count.rows[0]?.total ?? 0) };
+    const r = await sql<{ seq: number }>`SELECT ${sql.ref(`${d}.seq`)} AS seq ${from} ORDER BY ${sql.join(order)} LIMIT ${q.limit} OFFSET ${q.offset}`.execute(this.db);
+    return r.rows.map((row) => Number(row.seq));
+  }
+
+  /** How many rows match a filter: counted over the filter's columns, reused until the project changes. */
+  private async filteredTotal(projectPk: number, filter: FilterNode, cols: number[]): Promise<number> {
+    const { from } = this.keyedFrom(projectPk, cols, filter);
+    const query = sql<{ total: number }>`SELECT COUNT(*) AS total ${from}`;
+    const compiled = query.compile(this.db);
+    const key = `${projectPk}\u0000${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
+    const { version } = await this.countAndVersion(projectPk);
+    const cached = this.totals.get(key);
+    if (cached && cached.version === version) return cached.total;
+    const total = Number((await query.execute(this.db)).rows[0]?.total ?? 0);
+    this.totals.set(key, { version, total });
+    if (this.totals.size > TOTALS_CACHED) this.totals.delete(this.totals.keys().next().value as string);
+    return total;
   }
 
   async softDelete(projectPk: number, seqs: number[]): Promise<number> {
@@ -252,6 +275,8 @@ export class SqlRowRepo implements RowRepo {
         }
         moved.push(...found);
       }
+      // Status filters may match differently now: cached totals of this project are stale.
+      if (moved.length) await this.bumpCount(trx, projectPk, 0);
       return moved;
     });
   }
@@ -313,6 +338,7 @@ export class SqlRowRepo implements RowRepo {
             .execute();
         }
       }
+      await this.bumpCount(trx, projectPk, 0); // values changed: cached filtered totals are stale
     });
   }
 }

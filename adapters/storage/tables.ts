@@ -120,6 +120,8 @@ export interface RowCountTable {
   project_pk: number;
   shard: number;
   n: number;
+  /** Change counter (see migration 007). */
+  v: Generated<number>;
 }
 
 export interface SequenceTable {

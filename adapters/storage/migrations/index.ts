@@ -6,6 +6,7 @@ import { icpsAndOAuthIdentities } from './003-icps.ts';
 import { builderCheckpoints } from './004-builder-checkpoints.ts';
 import { credits } from './005-credits.ts';
 import { enrichmentCache } from './006-enrichment-cache.ts';
+import { rowVersions } from './007-row-versions.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(dialect: SqlDialectName): MigrationProvider {
@@ -18,6 +19,7 @@ export function migrationProvider(dialect: SqlDialectName): MigrationProvider {
         '004-builder-checkpoints': builderCheckpoints(),
         '005-credits': credits(dialect),
         '006-enrichment-cache': enrichmentCache(dialect),
+        '007-row-versions': rowVersions(),
       };
     },
   };
