@@ -15,13 +15,20 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** DATABASE_POOL_SIZE: connections per process to MySQL (default 32, one per concurrent request under load). */
+function poolSizeFromEnv(): number {
+  const n = Number(process.env.DATABASE_POOL_SIZE ?? 32);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`DATABASE_POOL_SIZE must be an integer >= 1, got "${process.env.DATABASE_POOL_SIZE}"`);
+  return n;
+}
+
 /** Opens `DATABASE_URL`: `mysql://user:pass@host:port/db`, `sqlite:<path>` or `sqlite::memory:`. */
 export function openDatabase(url: string, options: { poolSize?: number } = {}): Database {
   let db: Kysely<Tables>;
   let dialect: SqlDialectName;
   if (url.startsWith('mysql://') || url.startsWith('mariadb://')) {
     dialect = 'mysql';
-    db = connectMysql(url.replace(/^mariadb:/, 'mysql:'), options.poolSize ?? 20);
+    db = connectMysql(url.replace(/^mariadb:/, 'mysql:'), options.poolSize ?? poolSizeFromEnv());
   } else if (url.startsWith('sqlite:')) {
     dialect = 'sqlite';
     db = connectSqlite(url.slice('sqlite:'.length) || ':memory:');

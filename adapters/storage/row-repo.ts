@@ -10,7 +10,7 @@ import { SeqAllocator } from './seq-allocator.ts';
 import type { CellKeyTable, Tables } from './tables.ts';
 
 /** Counter shards per project: concurrent inserts rarely touch the same counter record. */
-const COUNT_SHARDS = 16;
+const COUNT_SHARDS = 64;
 /** Rows per multi-row statement; cell keys are chunked to stay under both dialects' parameter limits. */
 const ROW_CHUNK = 500;
 const KEY_CHUNK = 2_000;

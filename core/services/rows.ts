@@ -38,9 +38,8 @@ export function cellsFromCompany(columns: Column[], company: Record<string, unkn
 export const toolColumnNos = (columns: Column[]): number[] => columns.filter((c) => c.type === 'tool').map((c) => c.no);
 
 export async function addRow(kernel: Kernel, workspace: Workspace, project: Project, company: Record<string, unknown>) {
-  const columns = await kernel.storage.projects.columns(project.pk);
+  const [columns] = await Promise.all([kernel.storage.projects.columns(project.pk), checkRowQuota(kernel, workspace, project.pk, 1)]);
   const cells = cellsFromCompany(columns, company);
-  await checkRowQuota(kernel, workspace, project.pk, 1);
   const [seq] = await insertRows(kernel, project.pk, columns, [cells]);
   return { row_id: String(seq), message: 'Row created', error_detail: null };
 }
