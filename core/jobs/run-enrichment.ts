@@ -79,13 +79,13 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
   const claimed = await rows.moveStatus(project_pk, col_no, ['queued', 'running'], 'running', seqs);
   if (claimed.length === 0) return;
 
-  const toolCols = columns.filter((c) => c.type === 'tool').map((c) => c.no);
-  const loaded = await rows.getMany(project_pk, claimed, toolCols);
   const byName = new Map(columns.map((c) => [c.name, c]));
   const steps: WaterfallStep[] = column.waterfall ?? [{ tool_id: column.toolId ?? '', config: (column.config ?? {}) as Record<string, unknown> }];
   const deps = [...new Set(steps.flatMap((s) => [...referencedColumns(s.config)]))]
     .map((name) => byName.get(name))
     .filter((c): c is Column => c !== undefined && c.type === 'tool' && c.no !== col_no);
+  // Only the statuses of the columns this one waits for are needed.
+  const loaded = await rows.getMany(project_pk, claimed, deps.map((c) => c.no));
 
   const settled = new Map<number, Cell>();
   const waiting: number[] = [];
@@ -215,7 +215,7 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
   for (const dependent of columns) {
     if (dependent.type !== 'tool' || dependent.no === col_no) continue;
     const dSteps = dependent.waterfall ?? [{ tool_id: dependent.toolId ?? '', config: (dependent.config ?? {}) as Record<string, unknown> }];
-    if (dSteps.some((s) => referencedColumns(s.config).has(column.name))) await enqueueEnrichment(kernel, project_pk, dependent.no, finished);
+    if (dSteps.some((s) => referencedColumns(s.config).has(column.name))) await enqueueEnrichment(kernel, project_pk, dependent, finished);
   }
   if (retryLater.length) {
     // The rows that are done stay written; only these are tried again, after the queue's backoff.

@@ -124,7 +124,7 @@ export async function runColumns(kernel: Kernel, project: Project, input: { col_
   let queued = 0;
   for (const c of chosen) {
     const seqs = await kernel.storage.rows.moveStatus(project.pk, c.no, input.include_errors ? RUNNABLE_WITH_ERRORS : RUNNABLE, 'queued');
-    await enqueueEnrichment(kernel, project.pk, c.no, seqs);
+    await enqueueEnrichment(kernel, project.pk, c, seqs);
     queued += seqs.length;
   }
   return { queued };
