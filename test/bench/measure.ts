@@ -36,15 +36,26 @@ export interface LatencyBudget {
  * Runs `call` up to `warmup` times untimed (at most a quarter of the budget, at least twice), then
  * up to `samples` times one after another; a slow call gets fewer samples, never under `minSamples`.
  */
-export async function latency(call: () => Promise<unknown>, samples: number, warmup: number, budget?: LatencyBudget): Promise<Latency> {
+export async function latency(
+  call: () => Promise<unknown>,
+  samples: number,
+  warmup: number,
+  budget?: LatencyBudget,
+  /** Runs before every call (warm-up and timed), outside the timing. */
+  before?: () => Promise<unknown>,
+): Promise<Latency> {
   const budgetMs = budget?.budgetMs ?? Infinity;
   const minSamples = Math.min(samples, budget?.minSamples ?? samples);
   const warmEnd = performance.now() + budgetMs / 4;
-  for (let i = 0; i < warmup && (i < 2 || performance.now() < warmEnd); i++) await call();
+  for (let i = 0; i < warmup && (i < 2 || performance.now() < warmEnd); i++) {
+    await before?.();
+    await call();
+  }
   const times: number[] = [];
   const deadline = performance.now() + budgetMs;
   for (let i = 0; i < samples; i++) {
     if (times.length >= minSamples && performance.now() > deadline) break;
+    await before?.();
     const t0 = performance.now();
     await call();
     times.push(performance.now() - t0);

@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SqlStorage } from '../../adapters/storage/sql-storage.ts';
+import { loadConfig } from '../../core/config.ts';
+import { issueApiKey } from '../../core/services/api-keys.ts';
+import { type RunningService, startService } from '../../core/service.ts';
+import { createDatabase, type MariaDbServer, startMariaDb } from '../support/mariadb.ts';
+
+/** One database plus the real service on it (in-process, port 0), and a workspace key. */
+export type BenchDialect = 'mysql' | 'sqlite';
+
+const BENCH_PLAN = 'bench';
+
+export interface Backend {
+  dialect: BenchDialect;
+  /** Where the data lives, for the report (no credentials). */
+  where: string;
+  service: RunningService;
+  storage: SqlStorage;
+  url: string;
+  key: string;
+  workspaceId: string;
+  stop(): Promise<void>;
+}
+
+/** Stops everything it was given, newest first, even when one step fails or hangs (15 s each). */
+class Cleanup {
+  private steps: (() => Promise<void> | void)[] = [];
+  add(step: () => Promise<void> | void): void {
+    this.steps.push(step);
+  }
+  async run(): Promise<void> {
+    for (const step of this.steps.reverse()) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      try {
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timed out after 15 s')), 15_000);
+        });
+        await Promise.race([Promise.resolve().then(step), timeout]);
+      } catch (e) {
+        process.stderr.write(`cleanup step failed: ${(e as Error).message}\n`);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    this.steps = [];
+  }
+}
+
+async function databaseUrl(dialect: BenchDialect, cleanup: Cleanup): Promise<{ url: string; where: string }> {
+  const name = `bench_${process.pid}_${Date.now().toString(36)}`;
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'wfs-bench-sqlite-'));
+    cleanup.add(() => rmSync(dir, { recursive: true, force: true }));
+    return { url: `sqlite:${join(dir, `${name}.sqlite`)}`, where: 'SQLite temp file (WAL)' };
+  }
+  if (process.env.MYSQL_URL) {
+    const server = process.env.MYSQL_URL.replace(/\/[^/]*$/, '');
+    return { url: await createDatabase(server, name), where: `MYSQL_URL server, database ${name} (left in place)` };
+  }
+  const mariadb: MariaDbServer = await startMariaDb({ flushEachCommit: true, bufferPoolMb: 2048 });
+  cleanup.add(() => mariadb.stop());
+  return { url: await createDatabase(mariadb.url, name), where: 'throwaway mariadbd (flush each commit, 2 GB buffer pool)' };
+}
+
+export async function startBackend(dialect: BenchDialect): Promise<Backend> {
+  const cleanup = new Cleanup();
+  try {
+    const { url: databaseUrlValue, where } = await databaseUrl(dialect, cleanup);
+    // REST only (SERVE=rest; MCP_PORT=0 in case the MCP host starts anyway): the bench measures REST.
+    const config = loadConfig({
+      PROVIDER_MODE: 'sandbox',
+      WORKERS: '0',
+      SERVE: 'rest',
+      MCP_PORT: '0',
+      LOG_LEVEL: 'warn',
+      // A plan like pro without its per-key rate limit (pro: 1,200 requests/min) or row cap.
+      PLANS_JSON: JSON.stringify({ [BENCH_PLAN]: { apiAccess: true, monthlyCredits: 0, maxProjects: null, maxRowsPerProject: null, requestsPerMinute: null } }),
+      DATABASE_URL: databaseUrlValue,
+      PORT: '0',
+    });
+    const service = await startService(config);
+    cleanup.add(() => service.stop());
+    const storage = service.kernel.storage as SqlStorage;
+    const ws = await storage.workspaces.create({ name: 'bench', plan: BENCH_PLAN });
+    const { api_key } = await issueApiKey(storage.workspaces, ws.id);
+    return {
+      dialect,
+      where,
+      service,
+      storage,
+      url: service.restUrl as string,
+      key: api_key,
+      workspaceId: ws.id,
+      stop: () => cleanup.run(),
+    };
+  } catch (e) {
+    await cleanup.run();
+    throw e;
+  }
+}

@@ -1,0 +1,117 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DEEP_PAGE_MAX_RATIO } from './rows-cases.ts';
+import type { Latency } from './measure.ts';
+import type { CaseResult } from './rows-listing.ts';
+import type { DialectResult, Settings } from './rows-suite.ts';
+
+/** Markdown tables for the README, and the same figures (plus SQL and plans) as JSON. */
+
+export const TARGETS = { insertsPerSecond: 1000, bigFilterSortMs: 250 } as const;
+
+export interface BenchReport {
+  startedAt: string;
+  seconds: number;
+  settings: Settings;
+  machine: { bun: string; platform: string; cpus: number; loadAvgStart: number[]; loadAvgEnd: number[] };
+  dialects: DialectResult[];
+}
+
+const ms = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const pair = (l: Latency | null) => (l ? `${ms(l.p50)} / ${ms(l.p95)}` : '–');
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(' ');
+const name = (d: DialectResult) => (d.dialect === 'mysql' ? 'MariaDB' : 'SQLite');
+
+/** ✅ p95 within target, ⚠️ only p50 within, ❌ p50 over. */
+function verdict(l: Latency, target: number): string {
+  return l.p95 <= target ? '✅' : l.p50 <= target ? '⚠️' : '❌';
+}
+
+/** Samples per layer: one number when all three layers got the same count. */
+function samples(r: CaseResult): string {
+  const n = [r.sql, r.inProcess, r.http, r.httpAfterWrite].flatMap((l) => (l ? [l.samples] : []));
+  return n.every((x) => x === n[0]) ? String(n[0]) : n.join('/');
+}
+
+function deepRatio(r: CaseResult, all: CaseResult[]): string {
+  if (r.page === 1) return '';
+  const first = all.find((x) => x.case === r.case && x.page === 1);
+  if (!first) return '';
+  const ratio = r.http.p50 / first.http.p50;
+  return ` · ${ratio.toFixed(2)}× p1 ${ratio <= DEEP_PAGE_MAX_RATIO ? '✅' : '❌'}`;
+}
+
+function caseTable(rows: CaseResult[]): string[] {
+  const out = [
+    '| Query | Page | Rows | total_rows | Bare SQL p50 / p95 | In-process p50 / p95 | HTTP p50 / p95 | HTTP after a write p50 / p95 | n | Target (HTTP / after a write) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const r of rows) {
+    const marks = [verdict(r.http, r.targetMs), ...(r.httpAfterWrite ? [verdict(r.httpAfterWrite, r.targetMs)] : [])].join(' / ');
+    out.push(
+      `| ${r.label} | ${r.page} | ${r.returned} | ${int(r.totalRows)} | ${pair(r.sql)} | ${pair(r.inProcess)} | ${pair(r.http)} | ${pair(r.httpAfterWrite)} | ${samples(r)} | ≤${r.targetMs} ms ${marks}${deepRatio(r, rows)} |`,
+    );
+  }
+  return out;
+}
+
+export function markdown(report: BenchReport): string {
+  const s = report.settings;
+  const out: string[] = [
+    `## Row listing benchmark (${report.startedAt.slice(0, 10)})`,
+    '',
+    `${int(s.rows)}-row project, 10 input columns, page_size 50, latencies in ms. n = samples per layer: ${s.samples} after ${s.warmup} warm-up calls,`,
+    `fewer (at least 15) when a query would take over ${s.budgetSeconds} s per layer. Bare SQL = the statements of SqlRowRepo.page via Kysely \`sql\`;`,
+    'in-process = `kernel.storage.rows.page(...)`; HTTP = GET /projects/{id}/rows with fetch, body parsed. Bare SQL always counts a',
+    'filtered total; the repository reuses it until the project changes, so in-process and HTTP show the repeated request, and',
+    '"HTTP after a write" the first request after any insert or enrichment result (total counted afresh).',
+    `Bun ${report.machine.bun}, ${report.machine.platform}, ${report.machine.cpus} CPUs, load average ${load(report.machine.loadAvgStart)} at start, ${load(report.machine.loadAvgEnd)} at end;`,
+    `service and client in one process; the workspace's plan has no request rate limit. Whole run ${report.seconds.toFixed(0)} s.`,
+    '',
+  ];
+  for (const d of report.dialects) {
+    out.push(`### ${name(d)}: ${d.where}`, '', `Seeded ${int(d.seed.rows)} rows in ${d.seed.seconds.toFixed(1)} s (${int(d.seed.rowsPerSecond)} rows/s through RowRepo.insert).`, '');
+    out.push(...caseTable(d.cases), '');
+    const i = d.inserts;
+    out.push(
+      `POST /rows, one row each, concurrency ${i.concurrency}, ${i.seconds.toFixed(1)} s: **${int(i.perSecond)} rows/s** ` +
+        `(p50 ${ms(i.latency.p50)} ms, p95 ${ms(i.latency.p95)} ms, ${i.failed} failed); target ≥${int(TARGETS.insertsPerSecond)} rows/s ${i.perSecond >= TARGETS.insertsPerSecond ? '✅' : '❌'}. ` +
+        `Same inserts in-process (RowRepo.insert, no HTTP): ${int(d.insertsInProcess.perSecond)} rows/s (p50 ${ms(d.insertsInProcess.latency.p50)} ms).`,
+      '',
+    );
+    if (d.big) {
+      const how = s.bigSeed === 'copy' ? 'server-side copy of the seeded rows' : 'RowRepo.insert';
+      out.push(`Grown to ${int(d.big.cases[0]?.projectRows ?? 0)} rows in ${d.big.seed.seconds.toFixed(1)} s (${how}, ${int(d.big.seed.rowsPerSecond)} rows/s); at most ${s.bigSamples} samples:`, '');
+      out.push(...caseTable(d.big.cases.map((r) => ({ ...r, targetMs: TARGETS.bigFilterSortMs }))), '');
+    }
+    for (const w of d.warnings) out.push(`> warning: ${w}`);
+    if (d.warnings.length) out.push('');
+  }
+  out.push(
+    'Target ✅ = HTTP p95 within target, ⚠️ = only p50 within, ❌ = p50 over; "× p1" = HTTP p50 of the deep page over page 1 (target ≤2×).',
+    'Targets are the MariaDB ones; SQLite is shown against the same numbers. A filter matching 10% of 100,000 rows has 200 pages: its',
+    'page 500 is past the end (0 rows, total_rows still counted), so its last page is measured too.',
+  );
+  return out.join('\n');
+}
+
+/** Plans of every query that missed its target (HTTP p50, repeated or after a write), for stderr / the issue. */
+export function slowPlans(report: BenchReport): string {
+  const out: string[] = [];
+  for (const d of report.dialects) {
+    const all = [...d.cases, ...(d.big?.cases.map((r) => ({ ...r, targetMs: TARGETS.bigFilterSortMs })) ?? [])];
+    for (const r of all) {
+      const after = r.httpAfterWrite ? `, after a write ${ms(r.httpAfterWrite.p50)} ms` : '';
+      if (Math.max(r.http.p50, r.httpAfterWrite?.p50 ?? 0) <= r.targetMs) continue;
+      out.push(`--- ${name(d)} ${r.label}, page ${r.page}, ${int(r.projectRows)} rows: HTTP p50 ${ms(r.http.p50)} ms${after}, bare SQL p50 ${ms(r.sql.p50)} ms (target ${r.targetMs} ms)`);
+      out.push(r.statement, '', r.plan, '');
+    }
+  }
+  return out.join('\n');
+}
+
+export function writeJson(path: string, report: BenchReport): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
+}
