@@ -148,7 +148,7 @@ export class SqlRowRepo implements RowRepo {
       toolCols.length
         ? db
             .selectFrom('cell_keys')
-            .select(['seq', 'col_no', 'status'])
+            .select(['seq', 'col_no', 'status', 'cell'])
             .where('project_pk', '=', projectPk)
             .where('col_no', 'in', toolCols)
             .where('seq', 'in', seqs)
@@ -160,7 +160,9 @@ export class SqlRowRepo implements RowRepo {
       const cells = bySeq.get(Number(s.seq));
       if (!cells) continue;
       const no = String(s.col_no);
-      cells[no] = { ...(cells[no] ?? { v: null }), s: s.status as CellStatus };
+      // A tool cell's value and error live with its key (migration 008).
+      const stored = s.cell ? (JSON.parse(s.cell) as Cell) : (cells[no] ?? { v: null });
+      cells[no] = { ...stored, s: s.status as CellStatus };
     }
     return seqs.flatMap((seq) => {
       const cells = bySeq.get(seq);
@@ -291,61 +293,37 @@ export class SqlRowRepo implements RowRepo {
   async writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[]): Promise<void> {
     if (cells.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
-      for (const part of chunks(cells, ROW_CHUNK)) {
-        const seqs = part.map((c) => c.seq);
+      for (const part of chunks(cells, KEY_CHUNK / 2)) {
+        // Rows deleted meanwhile have no key any more: lock the keys that exist, write only those.
         const read = trx
-          .selectFrom('project_rows')
-          .select(['seq', 'cells', 'created_at'])
+          .selectFrom('cell_keys')
+          .select('seq')
           .where('project_pk', '=', projectPk)
-          .where('seq', 'in', seqs)
-          .where('deleted_at', 'is', null);
-        const rows = await (this.mysql ? read.forUpdate() : read).execute();
-        const live = new Map(rows.map((r) => [Number(r.seq), r]));
-        const now = Date.now();
-        const rowValues = [];
-        const keyValues: CellKeyTable[] = [];
-        for (const { seq, cell } of part) {
-          const row = live.get(seq);
-          if (!row) continue; // deleted meanwhile: nothing to write
-          const doc = parseCells(row.cells);
-          doc[String(colNo)] = storedCell(cell);
-          rowValues.push({ project_pk: projectPk, seq, cells: JSON.stringify(doc), created_at: Number(row.created_at), updated_at: now, deleted_at: null });
-          keyValues.push({ project_pk: projectPk, col_no: colNo, seq, ...cellKey(cell.v, cell.s ?? 'completed') });
-        }
-        if (rowValues.length === 0) continue;
-        const rowsUpsert = trx.insertInto('project_rows').values(rowValues);
-        const keysUpsert = trx.insertInto('cell_keys').values(keyValues);
+          .where('col_no', '=', colNo)
+          .where('seq', 'in', part.map((c) => c.seq));
+        const live = new Set((await (this.mysql ? read.forUpdate() : read).execute()).map((r) => Number(r.seq)));
+        const keyValues: CellKeyTable[] = part
+          .filter(({ seq }) => live.has(seq))
+          .map(({ seq, cell }) => ({
+            project_pk: projectPk,
+            col_no: colNo,
+            seq,
+            ...cellKey(cell.v, cell.s ?? 'completed'),
+            cell: JSON.stringify(storedCell(cell)),
+          }));
+        if (keyValues.length === 0) continue;
+        const upsert = trx.insertInto('cell_keys').values(keyValues);
+        const fields = ['status', 'is_empty', 'num_missing', 'num_key', 'text_key', 'text_full', 'cell'] as const;
         if (this.mysql) {
-          await rowsUpsert.onDuplicateKeyUpdate({ cells: sql`VALUES(cells)`, updated_at: sql`VALUES(updated_at)` }).execute();
-          await keysUpsert
-            .onDuplicateKeyUpdate({
-              status: sql`VALUES(status)`,
-              is_empty: sql`VALUES(is_empty)`,
-              num_missing: sql`VALUES(num_missing)`,
-              num_key: sql`VALUES(num_key)`,
-              text_key: sql`VALUES(text_key)`,
-              text_full: sql`VALUES(text_full)`,
-            })
-            .execute();
+          await upsert.onDuplicateKeyUpdate(Object.fromEntries(fields.map((f) => [f, sql`VALUES(${sql.ref(f)})`]))).execute();
         } else {
-          await rowsUpsert
-            .onConflict((oc) => oc.columns(['project_pk', 'seq']).doUpdateSet({ cells: sql`excluded.cells`, updated_at: sql`excluded.updated_at` }))
-            .execute();
-          await keysUpsert
-            .onConflict((oc) =>
-              oc.columns(['project_pk', 'col_no', 'seq']).doUpdateSet({
-                status: sql`excluded.status`,
-                is_empty: sql`excluded.is_empty`,
-                num_missing: sql`excluded.num_missing`,
-                num_key: sql`excluded.num_key`,
-                text_key: sql`excluded.text_key`,
-                text_full: sql`excluded.text_full`,
-              }),
-            )
+          await upsert
+            .onConflict((oc) => oc.columns(['project_pk', 'col_no', 'seq']).doUpdateSet(Object.fromEntries(fields.map((f) => [f, sql.ref(`excluded.${f}`)]))))
             .execute();
         }
       }
       await this.bumpCount(trx, projectPk, 0); // values changed: cached filtered totals are stale
     });
   }
+
 }

@@ -114,6 +114,8 @@ export interface CellKeyTable {
   num_key: number | null;
   text_key: string;
   text_full: string | null;
+  /** Tool cells only: `{v, e}` as JSON (see migration 008); null for input cells and unfilled tool cells. */
+  cell?: string | null;
 }
 
 export interface RowCountTable {

@@ -84,8 +84,8 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
   const deps = [...new Set(steps.flatMap((s) => [...referencedColumns(s.config)]))]
     .map((name) => byName.get(name))
     .filter((c): c is Column => c !== undefined && c.type === 'tool' && c.no !== col_no);
-  // Only the statuses of the columns this one waits for are needed.
-  const loaded = await rows.getMany(project_pk, claimed, deps.map((c) => c.no));
+  // Tool values live with their keys: read them for every other tool column (run conditions and formulas may use any).
+  const loaded = await rows.getMany(project_pk, claimed, columns.filter((c) => c.type === 'tool' && c.no !== col_no).map((c) => c.no));
 
   const settled = new Map<number, Cell>();
   const waiting: number[] = [];

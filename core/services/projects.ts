@@ -96,11 +96,9 @@ export async function createProjectFromBuilder(
 
 export async function projectDetails(kernel: Kernel, project: Project) {
   const { projects, rows } = kernel.storage;
-  const [columns, first, counts] = await Promise.all([
-    projects.columns(project.pk),
-    rows.first(project.pk),
-    rows.counts([project.pk]),
-  ]);
+  const columns = await projects.columns(project.pk);
+  const toolCols = columns.filter((c) => c.type === 'tool').map((c) => c.no);
+  const [first, counts] = await Promise.all([rows.first(project.pk, toolCols), rows.counts([project.pk])]);
   return {
     id: project.id,
     name: project.name,

@@ -7,6 +7,7 @@ import { builderCheckpoints } from './004-builder-checkpoints.ts';
 import { credits } from './005-credits.ts';
 import { enrichmentCache } from './006-enrichment-cache.ts';
 import { rowVersions } from './007-row-versions.ts';
+import { toolCellsInKeys } from './008-tool-cells-in-keys.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(dialect: SqlDialectName): MigrationProvider {
@@ -20,6 +21,7 @@ export function migrationProvider(dialect: SqlDialectName): MigrationProvider {
         '005-credits': credits(dialect),
         '006-enrichment-cache': enrichmentCache(dialect),
         '007-row-versions': rowVersions(),
+        '008-tool-cells-in-keys': toolCellsInKeys(dialect),
       };
     },
   };
