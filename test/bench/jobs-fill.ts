@@ -1,0 +1,203 @@
+import { sql } from 'kysely';
+import type { SqlStorage } from '../../adapters/storage/sql-storage.ts';
+import type { Kernel } from '../../core/kernel.ts';
+import type { Column, Project } from '../../core/model.ts';
+import { createColumn, runColumns } from '../../core/services/columns.ts';
+import { enrichJobRows } from '../../core/services/row-insert.ts';
+import type { WorkerProfile } from './jobs-profiled-worker.ts';
+import type { WorkerSet } from './jobs-workers.ts';
+import { CpuMeter } from './proc-cpu.ts';
+
+/**
+ * One end-to-end fill: a new `formula` column over every row of the seeded project, run with
+ * `runColumns` (as POST /columns/run does) and timed until the last cell is written, with worker
+ * processes consuming the Redis stream.
+ */
+
+/** The fast built-in tools a fill can use (0 credits, no provider), with the value each should write. */
+export const BENCH_TOOLS = {
+  formula: { config: { expression: '$uppercase(name)' }, expected: (values: Record<string, unknown>) => String(values.name).toUpperCase() },
+  domain_normalizer: { config: { value: '{{domain}}' }, expected: (values: Record<string, unknown>) => String(values.domain) },
+} as const;
+export type BenchTool = keyof typeof BENCH_TOOLS;
+
+/** Rows per `enrich.batch` job for a column of this tool, as the service sizes them (enrichJobRows). */
+export function jobRowsFor(kernel: Kernel, tool: BenchTool): number {
+  const planned: Column = {
+    no: 0,
+    id: 'planned',
+    name: tool,
+    type: 'tool',
+    toolId: tool,
+    config: BENCH_TOOLS[tool].config,
+    autoRun: false,
+    runCondition: null,
+    waterfall: null,
+    maxCreditsPerRow: null,
+    position: 0,
+  };
+  return enrichJobRows(kernel, planned);
+}
+const UNSETTLED = ['pending', 'queued', 'running'];
+
+export interface FillResult {
+  label: string;
+  tool: BenchTool;
+  rows: number;
+  /** Rows per `enrich.batch` job (core/services/row-insert.ts enrichJobRows). */
+  rowsPerJob: number;
+  jobs: number;
+  workers: number;
+  concurrency: number;
+  /** runColumns call → last cell written, as the poll saw it. */
+  seconds: number;
+  cellsPerSecond: number;
+  jobsPerSecond: number;
+  /** runColumns → the poll (every pollMs) saw no queued job and no unsettled cell. */
+  observedSeconds: number;
+  /** Inside runColumns: moving every cell pending → queued (one transaction), then the XADDs. */
+  runColumns: { ms: number; claimMs: number; enqueueMs: number };
+  /** runColumns call → first cell written. */
+  firstCellMs: number;
+  statuses: Record<string, number>;
+  /** CPU seconds per process during the fill, and the machine's busy share (all cores). */
+  cpu: { perProcess: Record<string, number>; machineBusy: number; others: number; steal: number };
+  /** MariaDB counters over the fill (the poll's own statements included): statements, row lock waits, their ms, fsyncs. */
+  db: DbCounters;
+  profiles: WorkerProfile[];
+}
+
+export interface FillOptions {
+  label: string;
+  tool: BenchTool;
+  column: string;
+  concurrency: number;
+  pollMs: number;
+  timeoutSeconds: number;
+  serverPids: Record<string, number | undefined>;
+}
+
+/** Times one awaited method of `obj` while `during` runs; answers the summed ms. */
+async function timeMethod<T>(obj: object, method: string, during: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const target = obj as Record<string, unknown>;
+  const original = target[method] as (...args: unknown[]) => Promise<unknown>;
+  let ms = 0;
+  target[method] = async (...args: unknown[]) => {
+    const t0 = performance.now();
+    try {
+      return await original.apply(obj, args);
+    } finally {
+      ms += performance.now() - t0;
+    }
+  };
+  try {
+    return { value: await during(), ms };
+  } finally {
+    target[method] = original;
+  }
+}
+
+/** MariaDB counters read around a fill: statements, row lock waits and their total time, fsyncs. */
+const DB_COUNTERS = ['Questions', 'Innodb_row_lock_waits', 'Innodb_row_lock_time', 'Innodb_data_fsyncs'] as const;
+export type DbCounters = Record<(typeof DB_COUNTERS)[number], number>;
+
+async function dbCounters(storage: SqlStorage): Promise<DbCounters> {
+  const r = await sql<{ Variable_name: string; Value: string }>`SHOW GLOBAL STATUS WHERE Variable_name IN (${sql.join([...DB_COUNTERS])})`.execute(storage.database.db);
+  const out = Object.fromEntries(DB_COUNTERS.map((k) => [k, 0])) as DbCounters;
+  for (const row of r.rows) out[row.Variable_name as keyof DbCounters] = Number(row.Value);
+  return out;
+}
+
+async function unsettled(storage: SqlStorage, projectPk: number, colNo: number): Promise<number> {
+  const r = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM cell_keys WHERE project_pk = ${projectPk} AND col_no = ${colNo} AND status IN (${sql.join(UNSETTLED)})`.execute(
+    storage.database.db,
+  );
+  return Number(r.rows[0]?.n ?? 0);
+}
+
+export async function fillColumn(kernel: Kernel, project: Project, rows: number, workers: WorkerSet, o: FillOptions): Promise<FillResult> {
+  const storage = kernel.storage as SqlStorage;
+  const view = await createColumn(kernel, project, { name: o.column, tool_id: o.tool, config: { ...BENCH_TOOLS[o.tool].config } });
+  const column = (await storage.projects.columns(project.pk)).find((c) => c.id === view.col_id) as Column;
+  const cpu = new CpuMeter({ bench: process.pid, ...Object.fromEntries(workers.pids.map((pid, i) => [`worker ${i + 1}`, pid])), ...o.serverPids });
+
+  const counters0 = await dbCounters(storage);
+  const t0 = Date.now();
+  let claimMs = 0;
+  let runDone = false;
+  const run = timeMethod(kernel.queue, 'enqueue', () =>
+    timeMethod(storage.rows, 'moveStatus', () => runColumns(kernel, project, { col_ids: [view.col_id] })).then((r) => {
+      claimMs = r.ms;
+      return r.value;
+    }),
+  ).then((r) => {
+    runDone = true;
+    return { queued: r.value.queued, enqueueMs: r.ms, ms: Date.now() - t0 };
+  });
+  let runError: unknown;
+  run.catch((e: unknown) => {
+    runError = e;
+  });
+
+  const deadline = t0 + o.timeoutSeconds * 1000;
+  let lastProgress = t0;
+  let observedAt = 0;
+  let firstAt = 0;
+  while (!observedAt) {
+    await Bun.sleep(o.pollMs);
+    if (runError) throw runError;
+    if (workers.exited()) throw new Error(`a worker exited during the fill\n${workers.stderrTail()}`);
+    if (Date.now() > deadline) throw new Error(`fill not done within ${o.timeoutSeconds} s\n${workers.stderrTail()}`);
+    const stats = await kernel.queue.stats();
+    if (stats.dead > 0) throw new Error(`jobs dead-lettered: ${JSON.stringify(await kernel.queue.listDead(3))}`);
+    const open = await unsettled(storage, project.pk, column.no);
+    if (!firstAt && runDone && open < rows) firstAt = Date.now();
+    if (runDone && stats.waiting + stats.pending + stats.delayed === 0 && open === 0) observedAt = Date.now();
+    if (Date.now() - lastProgress >= 5_000) {
+      lastProgress = Date.now();
+      process.stderr.write(`  ${o.label}: ${((lastProgress - t0) / 1000).toFixed(0)} s, jobs waiting ${stats.waiting}, running ${stats.pending}\n`);
+    }
+  }
+  const usage = cpu.read();
+  const counters1 = await dbCounters(storage);
+  const db = Object.fromEntries(Object.entries(counters1).map(([k, v]) => [k, v - counters0[k as keyof DbCounters]])) as DbCounters;
+  const runInfo = await run;
+
+  // Tool results are written to cell_keys, which keeps no time: the end is when the poll (every
+  // pollMs) saw the last cell settled, so the rate below is slightly pessimistic.
+  const last = observedAt;
+  const first = firstAt || observedAt;
+  const counted = await sql<{ status: string; n: number }>`SELECT status, COUNT(*) AS n FROM cell_keys WHERE project_pk = ${project.pk} AND col_no = ${column.no} GROUP BY status`.execute(
+    storage.database.db,
+  );
+  const statuses = Object.fromEntries(counted.rows.map((r) => [r.status, Number(r.n)]));
+  if ((statuses.completed ?? 0) !== rows) throw new Error(`expected ${rows} completed cells, got ${JSON.stringify(statuses)}`);
+  const all = await storage.projects.columns(project.pk);
+  for (const r of await storage.rows.getMany(project.pk, [1, Math.ceil(rows / 2), rows], [column.no])) {
+    const want = BENCH_TOOLS[o.tool].expected(Object.fromEntries(all.map((c) => [c.name, r.cells[c.no]?.v])));
+    if (r.cells[column.no]?.v !== want) throw new Error(`row ${r.seq}: ${o.column} is ${JSON.stringify(r.cells[column.no]?.v)}, expected ${want}`);
+  }
+
+  const seconds = (last - t0) / 1000;
+  const rowsPerJob = enrichJobRows(kernel, column);
+  const jobs = Math.ceil(rows / rowsPerJob);
+  return {
+    label: o.label,
+    tool: o.tool,
+    rows,
+    rowsPerJob,
+    jobs,
+    workers: workers.pids.length,
+    concurrency: o.concurrency,
+    seconds,
+    cellsPerSecond: rows / seconds,
+    jobsPerSecond: jobs / seconds,
+    observedSeconds: (observedAt - t0) / 1000,
+    runColumns: { ms: runInfo.ms, claimMs, enqueueMs: runInfo.enqueueMs },
+    firstCellMs: first - t0,
+    statuses,
+    cpu: usage,
+    db,
+    profiles: await workers.profiles(),
+  };
+}
