@@ -48,14 +48,14 @@ test('while MariaDB is down the API answers 503 quickly; a builder run in flight
     if (p.row_count >= 50) break;
     await Bun.sleep(20);
   }
-  const restarting = db.restart(4_000);
+  const restarting = db.restart(10_000); // the issue: the database away for 10 seconds mid-run
   await Bun.sleep(500);
   const started = performance.now();
   const during = await get('/projects');
   expect(during.status).toBe(503);
   expect(during.headers.get('retry-after')).toBe('5');
   expect((await during.json()).detail).toContain('database is unreachable');
-  expect(performance.now() - started).toBeLessThan(4_000);
+  expect(performance.now() - started).toBeLessThan(5_000);
   await restarting;
   let done: any;
   const deadline = Date.now() + 60_000;
