@@ -101,6 +101,22 @@ describe.each(DIALECTS)('rows API on %s', (dialect) => {
     expect((await t.api('GET', `/projects/${p2.body.project_id}/rows/${theirRow}`)).status).toBe(200);
   });
 
+  test('many rows added at once each get their own id and values (concurrent inserts are written together)', async () => {
+    const before = await count();
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => t.api('POST', rowsPath(), { body: { company: { Name: `Burst ${i}`, 'Straße': `s${i}`, '名前 🚀': null } } })),
+    );
+    expect(answers.every((a) => a.status === 201)).toBe(true);
+    const ids = answers.map((a) => a.body.row_id);
+    expect(new Set(ids).size).toBe(40);
+    expect(await count()).toBe(before + 40);
+    for (const i of [0, 17, 39]) {
+      const row = await t.api('GET', `${rowsPath()}/${ids[i]}`);
+      expect(row.body.company.Name.value).toBe(`Burst ${i}`);
+      expect(row.body.company['Straße'].value).toBe(`s${i}`);
+    }
+  });
+
   test('a filtered total follows every change: added, deleted and enriched rows', async () => {
     const cols = (await t.api('GET', `/projects/${projectId}/columns`)).body;
     const name = cols.find((c: any) => c.name === 'Name').col_id;

@@ -15,6 +15,15 @@ const COUNT_SHARDS = 64;
 const ROW_CHUNK = 500;
 const KEY_CHUNK = 2_000;
 const IN_CHUNK = 1_000;
+/** Inserts of at most this many rows may be written together with others (see insert). */
+const COALESCE_MAX_ROWS = 20;
+const COALESCE_MAX_CALLS = 200;
+
+interface InsertLane {
+  busy: boolean;
+  queue: { rows: Record<number, Cell>[]; resolve: (seqs: number[]) => void; reject: (e: unknown) => void }[];
+}
+
 /** Filtered totals remembered per process (oldest forgotten first). */
 const TOTALS_CACHED = 2_000;
 
@@ -33,6 +42,8 @@ function storedCell(cell: Cell): Cell {
 
 export class SqlRowRepo implements RowRepo {
   private readonly seqs: SeqAllocator;
+  /** Small inserts waiting to be written together, per project and column set. */
+  private readonly lanes = new Map<string, InsertLane>();
   /** Filtered totals by (project, filter), with the change counter they were counted at. */
   private readonly totals = new Map<string, { version: number; total: number }>();
 
@@ -48,7 +59,44 @@ export class SqlRowRepo implements RowRepo {
     return this.database.dialect === 'mysql';
   }
 
+  /**
+   * Small inserts into one project that arrive while one is being written wait for it and are then
+   * written together, in one transaction (one commit, one fsync, for many API calls). Order is
+   * arrival order. A batch shares its fate: if its transaction fails, each of its calls fails.
+   */
   async insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[], builderState?: BuilderRunState): Promise<number[]> {
+    if (builderState || rows.length === 0 || rows.length > COALESCE_MAX_ROWS) return this.insertNow(projectPk, columns, rows, builderState);
+    const key = `${projectPk}:${columns.map((c) => `${c.no}${c.type}`).join(',')}`;
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      lane = { busy: false, queue: [] };
+      this.lanes.set(key, lane);
+    }
+    const waiting = new Promise<number[]>((resolve, reject) => lane.queue.push({ rows, resolve, reject }));
+    if (!lane.busy) void this.drainLane(key, lane, projectPk, columns);
+    return waiting;
+  }
+
+  private async drainLane(key: string, lane: InsertLane, projectPk: number, columns: Column[]): Promise<void> {
+    lane.busy = true;
+    while (lane.queue.length) {
+      const batch = lane.queue.splice(0, COALESCE_MAX_CALLS);
+      try {
+        const seqs = await this.insertNow(projectPk, columns, batch.flatMap((w) => w.rows));
+        let at = 0;
+        for (const w of batch) {
+          w.resolve(seqs.slice(at, at + w.rows.length));
+          at += w.rows.length;
+        }
+      } catch (e) {
+        for (const w of batch) w.reject(e);
+      }
+    }
+    lane.busy = false;
+    this.lanes.delete(key);
+  }
+
+  private async insertNow(projectPk: number, columns: Column[], rows: Record<number, Cell>[], builderState?: BuilderRunState): Promise<number[]> {
     if (rows.length === 0) {
       if (builderState) await this.db.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
       return [];
