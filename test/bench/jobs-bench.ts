@@ -52,7 +52,7 @@ const settings: JobsSettings = {
   stepRows: num('BENCH_JOBS_STEP_ROWS', 20_000),
   seedBatch: 2_000,
   seedConcurrency: 4,
-  pollMs: 50,
+  pollMs: 20,
   streamsCount: num('BENCH_JOBS_STREAMS_COUNT', 50),
   bullmqConcurrency: num('BENCH_JOBS_BULLMQ_CONCURRENCY', 50),
   profile: profile as JobsSettings['profile'],

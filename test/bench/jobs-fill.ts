@@ -9,7 +9,7 @@ import type { WorkerSet } from './jobs-workers.ts';
 import { CpuMeter } from './proc-cpu.ts';
 
 /**
- * One end-to-end fill: a new `formula` column over every row of the seeded project, run with
+ * One end-to-end fill: a new tool column over every row of the seeded project, run with
  * `runColumns` (as POST /columns/run does) and timed until the last cell is written, with worker
  * processes consuming the Redis stream.
  */
@@ -49,20 +49,22 @@ export interface FillResult {
   jobs: number;
   workers: number;
   concurrency: number;
-  /** runColumns call → last cell written, as the poll saw it. */
+  /**
+   * runColumns call → the poll (every pollMs) finds every job acknowledged (a job is acknowledged
+   * only after its cells are written) and no unsettled cell. Tool cells keep no write time, so
+   * this is up to one poll late.
+   */
   seconds: number;
   cellsPerSecond: number;
   jobsPerSecond: number;
-  /** runColumns → the poll (every pollMs) saw no queued job and no unsettled cell. */
-  observedSeconds: number;
-  /** Inside runColumns: moving every cell pending → queued (one transaction), then the XADDs. */
+  /** Inside runColumns: moving every cell pending → queued (one transaction), then the XADDs; and the whole call. */
   runColumns: { ms: number; claimMs: number; enqueueMs: number };
-  /** runColumns call → first cell written. */
-  firstCellMs: number;
+  /** runColumns call → the poll saw the first job acknowledged. */
+  firstJobMs: number;
   statuses: Record<string, number>;
-  /** CPU seconds per process during the fill, and the machine's busy share (all cores). */
+  /** CPU seconds per process during the fill, the machine's busy share (all cores), others' CPU and steal. */
   cpu: { perProcess: Record<string, number>; machineBusy: number; others: number; steal: number };
-  /** MariaDB counters over the fill (the poll's own statements included): statements, row lock waits, their ms, fsyncs. */
+  /** MariaDB counters over the fill (the bench's own few statements included). */
   db: DbCounters;
   profiles: WorkerProfile[];
 }
@@ -77,24 +79,27 @@ export interface FillOptions {
   serverPids: Record<string, number | undefined>;
 }
 
-/** Times one awaited method of `obj` while `during` runs; answers the summed ms. */
-async function timeMethod<T>(obj: object, method: string, during: () => Promise<T>): Promise<{ value: T; ms: number }> {
+/** Counts the calls of one async method of `obj` and sums their ms, live, until `restore()`. */
+function spy(obj: object, method: string): { calls: number; ms: number; restore(): void } {
   const target = obj as Record<string, unknown>;
   const original = target[method] as (...args: unknown[]) => Promise<unknown>;
-  let ms = 0;
+  const s = {
+    calls: 0,
+    ms: 0,
+    restore: () => {
+      target[method] = original;
+    },
+  };
   target[method] = async (...args: unknown[]) => {
     const t0 = performance.now();
     try {
       return await original.apply(obj, args);
     } finally {
-      ms += performance.now() - t0;
+      s.calls++;
+      s.ms += performance.now() - t0;
     }
   };
-  try {
-    return { value: await during(), ms };
-  } finally {
-    target[method] = original;
-  }
+  return s;
 }
 
 /** MariaDB counters read around a fill: statements, row lock waits and their total time, fsyncs. */
@@ -122,51 +127,51 @@ export async function fillColumn(kernel: Kernel, project: Project, rows: number,
   const cpu = new CpuMeter({ bench: process.pid, ...Object.fromEntries(workers.pids.map((pid, i) => [`worker ${i + 1}`, pid])), ...o.serverPids });
 
   const counters0 = await dbCounters(storage);
+  const claims = spy(storage.rows, 'moveStatus');
+  const enqueues = spy(kernel.queue, 'enqueue');
   const t0 = Date.now();
-  let claimMs = 0;
-  let runDone = false;
-  const run = timeMethod(kernel.queue, 'enqueue', () =>
-    timeMethod(storage.rows, 'moveStatus', () => runColumns(kernel, project, { col_ids: [view.col_id] })).then((r) => {
-      claimMs = r.ms;
-      return r.value;
-    }),
-  ).then((r) => {
-    runDone = true;
-    return { queued: r.value.queued, enqueueMs: r.ms, ms: Date.now() - t0 };
-  });
+  let runDone = 0;
   let runError: unknown;
-  run.catch((e: unknown) => {
-    runError = e;
-  });
+  runColumns(kernel, project, { col_ids: [view.col_id] }).then(
+    () => {
+      runDone = Date.now();
+    },
+    (e: unknown) => {
+      runError = e;
+    },
+  );
 
+  // Cheap polls: the queue's counters in Redis (acknowledged = cells written); the unsettled-cell
+  // count in MariaDB (a scan of the column's keys) only once the queue looks drained, to confirm.
   const deadline = t0 + o.timeoutSeconds * 1000;
   let lastProgress = t0;
-  let observedAt = 0;
-  let firstAt = 0;
-  while (!observedAt) {
-    await Bun.sleep(o.pollMs);
-    if (runError) throw runError;
-    if (workers.exited()) throw new Error(`a worker exited during the fill\n${workers.stderrTail()}`);
-    if (Date.now() > deadline) throw new Error(`fill not done within ${o.timeoutSeconds} s\n${workers.stderrTail()}`);
-    const stats = await kernel.queue.stats();
-    if (stats.dead > 0) throw new Error(`jobs dead-lettered: ${JSON.stringify(await kernel.queue.listDead(3))}`);
-    const open = await unsettled(storage, project.pk, column.no);
-    if (!firstAt && runDone && open < rows) firstAt = Date.now();
-    if (runDone && stats.waiting + stats.pending + stats.delayed === 0 && open === 0) observedAt = Date.now();
-    if (Date.now() - lastProgress >= 5_000) {
-      lastProgress = Date.now();
-      process.stderr.write(`  ${o.label}: ${((lastProgress - t0) / 1000).toFixed(0)} s, jobs waiting ${stats.waiting}, running ${stats.pending}\n`);
+  let doneAt = 0;
+  let firstJobAt = 0;
+  try {
+    while (!doneAt) {
+      await Bun.sleep(o.pollMs);
+      if (runError) throw runError;
+      if (workers.exited()) throw new Error(`a worker exited during the fill\n${workers.stderrTail()}`);
+      if (Date.now() > deadline) throw new Error(`fill not done within ${o.timeoutSeconds} s\n${workers.stderrTail()}`);
+      const stats = await kernel.queue.stats();
+      const now = Date.now();
+      if (stats.dead > 0) throw new Error(`jobs dead-lettered: ${JSON.stringify(await kernel.queue.listDead(3))}`);
+      const left = stats.waiting + stats.pending + stats.delayed;
+      if (!firstJobAt && enqueues.calls > left) firstJobAt = now;
+      if (runDone && left === 0 && (await unsettled(storage, project.pk, column.no)) === 0) doneAt = now;
+      if (now - lastProgress >= 5_000) {
+        lastProgress = now;
+        process.stderr.write(`  ${o.label}: ${((now - t0) / 1000).toFixed(0)} s, jobs waiting ${stats.waiting}, running ${stats.pending}\n`);
+      }
     }
+  } finally {
+    claims.restore();
+    enqueues.restore();
   }
   const usage = cpu.read();
   const counters1 = await dbCounters(storage);
   const db = Object.fromEntries(Object.entries(counters1).map(([k, v]) => [k, v - counters0[k as keyof DbCounters]])) as DbCounters;
-  const runInfo = await run;
 
-  // Tool results are written to cell_keys, which keeps no time: the end is when the poll (every
-  // pollMs) saw the last cell settled, so the rate below is slightly pessimistic.
-  const last = observedAt;
-  const first = firstAt || observedAt;
   const counted = await sql<{ status: string; n: number }>`SELECT status, COUNT(*) AS n FROM cell_keys WHERE project_pk = ${project.pk} AND col_no = ${column.no} GROUP BY status`.execute(
     storage.database.db,
   );
@@ -178,7 +183,7 @@ export async function fillColumn(kernel: Kernel, project: Project, rows: number,
     if (r.cells[column.no]?.v !== want) throw new Error(`row ${r.seq}: ${o.column} is ${JSON.stringify(r.cells[column.no]?.v)}, expected ${want}`);
   }
 
-  const seconds = (last - t0) / 1000;
+  const seconds = (doneAt - t0) / 1000;
   const rowsPerJob = enrichJobRows(kernel, column);
   const jobs = Math.ceil(rows / rowsPerJob);
   return {
@@ -192,9 +197,8 @@ export async function fillColumn(kernel: Kernel, project: Project, rows: number,
     seconds,
     cellsPerSecond: rows / seconds,
     jobsPerSecond: jobs / seconds,
-    observedSeconds: (observedAt - t0) / 1000,
-    runColumns: { ms: runInfo.ms, claimMs, enqueueMs: runInfo.enqueueMs },
-    firstCellMs: first - t0,
+    runColumns: { ms: runDone - t0, claimMs: claims.ms, enqueueMs: enqueues.ms },
+    firstJobMs: (firstJobAt || doneAt) - t0,
     statuses,
     cpu: usage,
     db,

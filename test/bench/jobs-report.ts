@@ -79,7 +79,7 @@ function cpuLine(f: FillResult): string {
   const parts = Object.entries(f.cpu.perProcess).map(([name, s]) => `${name} ${s.toFixed(1)} s`);
   const d = f.db;
   return (
-    `CPU during the fill (${s2(f.observedSeconds)} s wall, 2 cores = ${(f.observedSeconds * 2).toFixed(1)} CPU-s): ${parts.join(', ')}, other processes ${f.cpu.others.toFixed(1)} s, taken by the VM host (steal) ${f.cpu.steal.toFixed(1)} s; machine ${(f.cpu.machineBusy * 100).toFixed(0)}% busy. ` +
+    `CPU during the fill (${s2(f.seconds)} s wall, 2 cores = ${(f.seconds * 2).toFixed(1)} CPU-s): ${parts.join(', ')}, other processes ${f.cpu.others.toFixed(1)} s, taken by the VM host (steal) ${f.cpu.steal.toFixed(1)} s; machine ${(f.cpu.machineBusy * 100).toFixed(0)}% busy. ` +
     `MariaDB: ${int(d.Questions)} statements, ${int(d.Innodb_data_fsyncs)} fsyncs, ${int(d.Innodb_row_lock_waits)} row lock waits totalling ${s2(d.Innodb_row_lock_time / 1000)} s.`
   );
 }
@@ -134,14 +134,14 @@ export function jobsMarkdown(r: JobsReport): string {
     '|---|---:|---:|---:|---:|',
     ...plain.map(
       (f, i) =>
-        `| ${i === 0 ? '**Workflow Service end to end**' : 'Workflow Service end to end'}: \`${f.tool}\` column, runColumns → last cell written | ${int(f.jobs)} | ${int(f.rows)} | ${s2(f.seconds)} | ${i === 0 ? `**${int(f.cellsPerSecond)} cells/s**` : `${int(f.cellsPerSecond)} cells/s`} (${int(f.jobsPerSecond)} jobs/s) |`,
+        `| ${i === 0 ? '**Workflow Service end to end**' : 'Workflow Service end to end'}: \`${f.tool}\` column, runColumns → last cell written (polled every ${s.pollMs} ms) | ${int(f.jobs)} | ${int(f.rows)} | ${s2(f.seconds)} | ${i === 0 ? `**${int(f.cellsPerSecond)} cells/s**` : `${int(f.cellsPerSecond)} cells/s`} (${int(f.jobsPerSecond)} jobs/s) |`,
     ),
     ...r.baselines.map(baselineRow),
     '',
     `- ≥ ${int(JOB_TARGETS.cellsPerSecond)} cells/s end to end (\`${main.tool}\`): ${int(v.cellsPerSecond)} ${mark(v.meetsRate)}`,
     `- ≥ ${JOB_TARGETS.vsBullmq}× BullMQ at one job per cell (${int(s.rows)} no-op jobs: the most a BullMQ-per-cell design could do with no work at all): ` +
       `${int(v.cellsPerSecond)} / ${int(v.bullmqJobsPerSecond)} = ${v.ratio.toFixed(2)}× ${mark(v.meetsRatio)}`,
-    `- Inside runColumns: ${int(main.runColumns.ms)} ms (${int(main.rows)} cells pending → queued in one transaction ${int(main.runColumns.claimMs)} ms, then ${int(main.jobs)} XADDs one by one ${int(main.runColumns.enqueueMs)} ms); first cell written after ${int(main.firstCellMs)} ms.`,
+    `- Inside runColumns: ${int(main.runColumns.ms)} ms (${int(main.rows)} cells pending → queued in one transaction ${int(main.runColumns.claimMs)} ms, then ${int(main.jobs)} XADDs one by one ${int(main.runColumns.enqueueMs)} ms); first job done after ${int(main.firstJobMs)} ms.`,
     queueCostLine(main, r.baselines),
     ...plain.map((f) => `- \`${f.tool}\`: ${cpuLine(f)}`),
     `- Seeded ${int(r.seed.rows)} rows in ${s2(r.seed.seconds)} s through RowRepo.insert (batches of ${int(s.seedBatch)}, ${s.seedConcurrency} in flight).`,
@@ -151,9 +151,9 @@ export function jobsMarkdown(r: JobsReport): string {
     if (share > 0.05 && b.seconds >= 1) out.push(`> warning: other processes or the VM host took ${(share * 100).toFixed(0)}% of the machine during ${b.system} at ${int(b.jobs)} jobs; its rate is understated.`);
   }
   for (const f of r.fills) {
-    const share = f.cpu.others / (f.observedSeconds * r.machine.cpus);
+    const share = f.cpu.others / (f.seconds * r.machine.cpus);
     if (share > 0.05) out.push(`> warning: other processes took ${(share * 100).toFixed(0)}% of the machine during the \`${f.tool}\` fill (${f.label}); its rate is understated.`);
-    const stolen = f.cpu.steal / (f.observedSeconds * r.machine.cpus);
+    const stolen = f.cpu.steal / (f.seconds * r.machine.cpus);
     if (stolen > 0.05) out.push(`> warning: the VM host took ${(stolen * 100).toFixed(0)}% of the cores (steal) during the \`${f.tool}\` fill (${f.label}); its rate is understated.`);
   }
   if (profiled) {
