@@ -6,6 +6,7 @@ import { loadConfig } from '../../core/config.ts';
 import { issueApiKey } from '../../core/services/api-keys.ts';
 import { type RunningService, startService } from '../../core/service.ts';
 import { createDatabase, type MariaDbServer, startMariaDb } from '../support/mariadb.ts';
+import { CleanupSteps } from './jobs-cleanup.ts';
 
 /** One database plus the real service on it (in-process, port 0), and a workspace key. */
 export type BenchDialect = 'mysql' | 'sqlite';
@@ -24,31 +25,7 @@ export interface Backend {
   stop(): Promise<void>;
 }
 
-/** Stops everything it was given, newest first, even when one step fails or hangs (15 s each). */
-class Cleanup {
-  private steps: (() => Promise<void> | void)[] = [];
-  add(step: () => Promise<void> | void): void {
-    this.steps.push(step);
-  }
-  async run(): Promise<void> {
-    for (const step of this.steps.reverse()) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      try {
-        const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error('timed out after 15 s')), 15_000);
-        });
-        await Promise.race([Promise.resolve().then(step), timeout]);
-      } catch (e) {
-        process.stderr.write(`cleanup step failed: ${(e as Error).message}\n`);
-      } finally {
-        clearTimeout(timer);
-      }
-    }
-    this.steps = [];
-  }
-}
-
-async function databaseUrl(dialect: BenchDialect, cleanup: Cleanup): Promise<{ url: string; where: string }> {
+async function databaseUrl(dialect: BenchDialect, cleanup: CleanupSteps): Promise<{ url: string; where: string }> {
   const name = `bench_${process.pid}_${Date.now().toString(36)}`;
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'wfs-bench-sqlite-'));
@@ -65,7 +42,7 @@ async function databaseUrl(dialect: BenchDialect, cleanup: Cleanup): Promise<{ u
 }
 
 export async function startBackend(dialect: BenchDialect): Promise<Backend> {
-  const cleanup = new Cleanup();
+  const cleanup = new CleanupSteps();
   try {
     const { url: databaseUrlValue, where } = await databaseUrl(dialect, cleanup);
     // REST only (SERVE=rest; MCP_PORT=0 in case the MCP host starts anyway): the bench measures REST.

@@ -55,3 +55,17 @@ export async function lookupMx(resolver: Resolver, domain: string): Promise<MxRe
 export function sandboxMx(domain: string): MxResult {
   return domain.endsWith('.invalid') ? { kind: 'none', reason: `${domain} has no MX record` } : { kind: 'mx', exchanges: ['mx.sandbox.example.com'] };
 }
+
+/**
+ * MX answers of one batch, asked once per domain (people of one company share a domain): live
+ * lookups through the configured resolver, or the sandbox's fake answer.
+ */
+export function mxLookups(ctx: PluginContext): (domain: string) => Promise<MxResult> {
+  const resolver = ctx.providerMode === 'live' ? mxResolver(ctx) : null;
+  const seen = new Map<string, Promise<MxResult>>();
+  return (domain) => {
+    let p = seen.get(domain);
+    if (!p) seen.set(domain, (p = resolver ? lookupMx(resolver, domain) : Promise.resolve(sandboxMx(domain))));
+    return p;
+  };
+}

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { getDomain } from 'tldts';
 import { defineTool, type EnrichResult } from '../../../core/plugins/plugin-types.ts';
-import { lookupMx, type MxResult, mxResolver, sandboxMx } from '../_email/mx-lookup.ts';
+import { mxLookups } from '../_email/mx-lookup.ts';
 import { candidates, mailboxPart, PATTERNS } from './patterns.ts';
 
 /** The mail domain of a domain, URL or address ("https://www.acme.co.uk/x" → "acme.co.uk"). */
@@ -40,14 +40,7 @@ export default defineTool({
   batchSize: 50,
   isValid: (value) => typeof (value as { email?: unknown } | null)?.email === 'string',
   async enrich(items, ctx) {
-    const resolver = ctx.providerMode === 'live' ? mxResolver(ctx) : null;
-    // People of one company share a domain: ask DNS once per domain and batch.
-    const mx = new Map<string, Promise<MxResult>>();
-    const mxOf = (domain: string) => {
-      let p = mx.get(domain);
-      if (!p) mx.set(domain, (p = resolver ? lookupMx(resolver, domain) : Promise.resolve(sandboxMx(domain))));
-      return p;
-    };
+    const mxOf = mxLookups(ctx);
     return Promise.all(
       items.map(async (item): Promise<EnrichResult> => {
         const domain = mailDomain(String(item.config.domain));

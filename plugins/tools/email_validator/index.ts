@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool, type EnrichResult } from '../../../core/plugins/plugin-types.ts';
-import { lookupMx, type MxResult, mxResolver, sandboxMx } from '../_email/mx-lookup.ts';
+import { mxLookups } from '../_email/mx-lookup.ts';
 import { isDisposable, isRole, parseAddress } from './checks.ts';
 
 export type Verdict = 'valid' | 'risky' | 'invalid';
@@ -41,13 +41,7 @@ export default defineTool({
   batchSize: 50,
   // No isValid: the host treats an invalid value as "nothing found", and a verdict of `invalid` is a finding.
   async enrich(items, ctx) {
-    const resolver = ctx.providerMode === 'live' ? mxResolver(ctx) : null;
-    const mx = new Map<string, Promise<MxResult>>();
-    const mxOf = (domain: string) => {
-      let p = mx.get(domain);
-      if (!p) mx.set(domain, (p = resolver ? lookupMx(resolver, domain) : Promise.resolve(sandboxMx(domain))));
-      return p;
-    };
+    const mxOf = mxLookups(ctx);
     return Promise.all(
       items.map(async (item): Promise<EnrichResult> => {
         const input = String(item.config.email).trim();
