@@ -4,6 +4,8 @@ import { dirname, resolve } from 'node:path';
 import type { SqlStorage } from '../../adapters/storage/sql-storage.ts';
 import { loadConfig } from '../../core/config.ts';
 import type { Kernel } from '../../core/kernel.ts';
+import type { Project } from '../../core/model.ts';
+import { createColumn } from '../../core/services/columns.ts';
 import { setLogLevel } from '../../core/log.ts';
 import { createKernel } from '../../core/service.ts';
 import { createDatabase, startMariaDb } from '../support/mariadb.ts';
@@ -23,7 +25,8 @@ import { createBenchProject, seedRows } from './seed.ts';
  * Prints a markdown table (progress on stderr) and writes .bench/jobs-results.json.
  *
  * Knobs (env): BENCH_JOBS_ROWS=100000  BENCH_JOBS_WORKERS=2  BENCH_JOBS_CONCURRENCY=8 (WORKER_CONCURRENCY)
- * BENCH_JOBS_TOOLS=formula,domain_normalizer (one fill each; the first is the headline)
+ * BENCH_JOBS_TOOLS=formula,domain_normalizer (one fill each, each on a fresh project; the first is the headline)
+ * BENCH_JOBS_OTHER_TOOL_COLUMNS=2 (the first tool once more on a project with that many other tool columns; 0 = skip)
  * BENCH_JOBS_STREAMS_COUNT=50  BENCH_JOBS_BULLMQ_CONCURRENCY=50
  * BENCH_JOBS_PROFILE=auto|always|never (auto = when under target): a fill with timed workers, then
  * the steps of BENCH_JOBS_STEP_ROWS=20000 rows' jobs replayed one at a time (JS vs MariaDB CPU per step).
@@ -50,6 +53,7 @@ const settings: JobsSettings = {
   workerConcurrency: num('BENCH_JOBS_CONCURRENCY', 8),
   tools,
   stepRows: num('BENCH_JOBS_STEP_ROWS', 20_000),
+  extraToolColumns: Number(process.env.BENCH_JOBS_OTHER_TOOL_COLUMNS ?? 2),
   seedBatch: 2_000,
   seedConcurrency: 4,
   pollMs: 20,
@@ -139,20 +143,27 @@ async function main(): Promise<void> {
 
   const storage = kernel.storage as SqlStorage;
   const ws = await storage.workspaces.create({ name: 'jobs bench', plan: 'pro' });
-  const { project, columns } = await createBenchProject(storage, ws.id, 'jobs bench');
-  progress(`seeding ${settings.rows} rows…`);
-  const seed = await seedRows(storage, project.pk, columns, 1, settings.rows, { batch: settings.seedBatch, concurrency: settings.seedConcurrency, label: 'seed' });
-  progress(`seeded in ${seed.seconds.toFixed(1)} s`);
+  // Each fill gets a project of its own, so none reads the tool columns of an earlier one
+  // (the runner reads every other tool column's cells); one fill adds such columns on purpose.
+  let seed: JobsReport['seed'] | undefined;
+  const seedProject = async (name: string, rows: number) => {
+    const { project, columns } = await createBenchProject(storage, ws.id, name);
+    progress(`seeding ${rows} rows (${name})…`);
+    const s = await seedRows(storage, project.pk, columns, 1, rows, { batch: settings.seedBatch, concurrency: settings.seedConcurrency, label: 'seed' });
+    progress(`seeded in ${s.seconds.toFixed(1)} s`);
+    seed ??= s;
+    return project;
+  };
 
   const serverPids = {
     mariadbd: findPid(['mariadbd', `--port=${portOf(mariadb.url)}`]),
     'redis-server': redisPid,
   };
   const fills: FillResult[] = [];
-  const fill = async (label: string, tool: BenchTool, column: string, profiled: boolean) => {
+  const fill = async (label: string, project: Project, tool: BenchTool, column: string, profiled: boolean) => {
     const workers = await startWorkers(kernel, settings.workers, env, { profiled });
     try {
-      progress(`${label}: filling ${settings.rows} cells (${jobs} jobs) with ${settings.workers} workers × ${settings.workerConcurrency}…`);
+      progress(`${label}: filling ${settings.rows} cells with ${settings.workers} workers × ${settings.workerConcurrency}…`);
       const f = await fillColumn(kernel, project, settings.rows, workers, {
         label,
         tool,
@@ -168,13 +179,28 @@ async function main(): Promise<void> {
       await workers.stop();
     }
   };
-  for (const tool of settings.tools) await fill(`core/worker.ts, ${tool}`, tool, `bench ${tool}`, false);
+  const projects = new Map<BenchTool, Project>();
+  for (const tool of settings.tools) {
+    const project = await seedProject(`jobs bench ${tool}`, settings.rows);
+    projects.set(tool, project);
+    await fill(`core/worker.ts, ${tool}`, project, tool, `bench ${tool}`, false);
+  }
   const first = fills[0] as FillResult;
+  if (settings.extraToolColumns > 0) {
+    // The first tool again, on its project (which has its filled column) plus more tool columns added, not run.
+    const project = projects.get(first.tool) as Project;
+    for (let i = 1; i < settings.extraToolColumns; i++) {
+      await createColumn(kernel, project, { name: `idle ${i}`, tool_id: first.tool, config: { ...BENCH_TOOLS[first.tool].config } });
+    }
+    await fill(`core/worker.ts, ${first.tool}, ${settings.extraToolColumns} other tool columns`, project, first.tool, `again ${first.tool}`, false);
+  }
   let steps: JobsReport['steps'];
   if (settings.profile === 'always' || (settings.profile === 'auto' && first.cellsPerSecond < JOB_TARGETS.cellsPerSecond)) {
-    await fill(`timed workers, ${first.tool}`, first.tool, `timed ${first.tool}`, true);
-    progress(`replaying the jobs of ${settings.stepRows} rows step by step…`);
-    steps = await replaySteps(kernel, project, { tool: first.tool, rows: Math.min(settings.stepRows, settings.rows), column: `steps ${first.tool}`, mariadbPid: serverPids.mariadbd });
+    await fill(`timed workers, ${first.tool}`, await seedProject(`jobs bench timed ${first.tool}`, settings.rows), first.tool, `timed ${first.tool}`, true);
+    const stepRows = Math.min(settings.stepRows, settings.rows);
+    const project = await seedProject(`jobs bench steps ${first.tool}`, stepRows);
+    progress(`replaying the jobs of ${stepRows} rows step by step…`);
+    steps = await replaySteps(kernel, project, { tool: first.tool, rows: stepRows, column: `steps ${first.tool}`, mariadbPid: serverPids.mariadbd });
   }
 
   const report: JobsReport = {
@@ -190,7 +216,7 @@ async function main(): Promise<void> {
       redis: version(['redis-server', '--version'], /v=(\S+)/),
       bullmq: (JSON.parse(readFileSync(resolve(import.meta.dir, '../../node_modules/bullmq/package.json'), 'utf8')) as { version: string }).version,
     },
-    seed,
+    seed: seed as JobsReport['seed'],
     fills,
     steps,
     baselines,

@@ -46,6 +46,8 @@ export interface FillResult {
   rows: number;
   /** Rows per `enrich.batch` job (core/services/row-insert.ts enrichJobRows). */
   rowsPerJob: number;
+  /** Tool columns of the project besides this one (each job reads their cells too). */
+  otherToolColumns: number;
   jobs: number;
   workers: number;
   concurrency: number;
@@ -178,7 +180,13 @@ export async function fillColumn(kernel: Kernel, project: Project, rows: number,
   const statuses = Object.fromEntries(counted.rows.map((r) => [r.status, Number(r.n)]));
   if ((statuses.completed ?? 0) !== rows) throw new Error(`expected ${rows} completed cells, got ${JSON.stringify(statuses)}`);
   const all = await storage.projects.columns(project.pk);
-  for (const r of await storage.rows.getMany(project.pk, [1, Math.ceil(rows / 2), rows], [column.no])) {
+  // Sequence numbers are unique across projects: sample the first, a middle and the last row of this one.
+  const ends = await sql<{ lo: number; hi: number }>`SELECT MIN(seq) AS lo, MAX(seq) AS hi FROM project_rows WHERE project_pk = ${project.pk}`.execute(storage.database.db);
+  const lo = Number(ends.rows[0]?.lo);
+  const hi = Number(ends.rows[0]?.hi);
+  const sample = await storage.rows.getMany(project.pk, [...new Set([lo, Math.floor((lo + hi) / 2), hi])], [column.no]);
+  if (sample.length === 0) throw new Error('no rows to check');
+  for (const r of sample) {
     const want = BENCH_TOOLS[o.tool].expected(Object.fromEntries(all.map((c) => [c.name, r.cells[c.no]?.v])));
     if (r.cells[column.no]?.v !== want) throw new Error(`row ${r.seq}: ${o.column} is ${JSON.stringify(r.cells[column.no]?.v)}, expected ${want}`);
   }
@@ -191,6 +199,7 @@ export async function fillColumn(kernel: Kernel, project: Project, rows: number,
     tool: o.tool,
     rows,
     rowsPerJob,
+    otherToolColumns: (await storage.projects.columns(project.pk)).filter((c) => c.type === 'tool' && c.no !== column.no).length,
     jobs,
     workers: workers.pids.length,
     concurrency: o.concurrency,

@@ -14,6 +14,7 @@ export interface JobsSettings {
   workerConcurrency: number;
   tools: BenchTool[];
   stepRows: number;
+  extraToolColumns: number;
   seedBatch: number;
   seedConcurrency: number;
   pollMs: number;
@@ -134,7 +135,7 @@ export function jobsMarkdown(r: JobsReport): string {
     '|---|---:|---:|---:|---:|',
     ...plain.map(
       (f, i) =>
-        `| ${i === 0 ? '**Workflow Service end to end**' : 'Workflow Service end to end'}: \`${f.tool}\` column, runColumns → last cell written (polled every ${s.pollMs} ms) | ${int(f.jobs)} | ${int(f.rows)} | ${s2(f.seconds)} | ${i === 0 ? `**${int(f.cellsPerSecond)} cells/s**` : `${int(f.cellsPerSecond)} cells/s`} (${int(f.jobsPerSecond)} jobs/s) |`,
+        `| ${i === 0 ? '**Workflow Service end to end**' : 'Workflow Service end to end'}: \`${f.tool}\` column${f.otherToolColumns ? ` on a project with ${f.otherToolColumns} other tool column${f.otherToolColumns > 1 ? 's' : ''}` : ''}, runColumns → last cell written (polled every ${s.pollMs} ms) | ${int(f.jobs)} | ${int(f.rows)} | ${s2(f.seconds)} | ${i === 0 ? `**${int(f.cellsPerSecond)} cells/s**` : `${int(f.cellsPerSecond)} cells/s`} (${int(f.jobsPerSecond)} jobs/s) |`,
     ),
     ...r.baselines.map(baselineRow),
     '',

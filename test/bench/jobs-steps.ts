@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
+import type { SqlStorage } from '../../adapters/storage/sql-storage.ts';
 import type { Kernel } from '../../core/kernel.ts';
 import type { Column, Project } from '../../core/model.ts';
-import { referencedColumns, renderTemplate } from '../../core/columns/templates.ts';
+import { renderTemplate } from '../../core/columns/templates.ts';
 import { createColumn } from '../../core/services/columns.ts';
 import { enrichJobRows } from '../../core/services/row-insert.ts';
 import { BENCH_TOOLS, type BenchTool } from './jobs-fill.ts';
@@ -51,9 +53,13 @@ export async function replaySteps(kernel: Kernel, project: Project, o: { tool: B
 
   const planned = (await projects.columns(project.pk)).find((c) => c.id === view.col_id) as Column;
   const perJob = enrichJobRows(kernel, planned);
-  const jobs = Math.max(1, Math.floor(o.rows / perJob));
+  // Sequence numbers are unique across projects: take this project's own.
+  const all = (
+    await sql<{ seq: number }>`SELECT seq FROM project_rows WHERE project_pk = ${project.pk} AND deleted_at IS NULL ORDER BY seq LIMIT ${o.rows}`.execute((kernel.storage as SqlStorage).database.db)
+  ).rows.map((r) => Number(r.seq));
+  const jobs = Math.max(1, Math.floor(all.length / perJob));
   for (let j = 0; j < jobs; j++) {
-    const seqs = Array.from({ length: perJob }, (_, k) => j * perJob + k + 1);
+    const seqs = all.slice(j * perJob, (j + 1) * perJob);
     const columns = await step('project + columns (getByPk, columns)', async () => {
       await projects.getByPk(project.pk);
       return projects.columns(project.pk);
@@ -61,10 +67,10 @@ export async function replaySteps(kernel: Kernel, project: Project, o: { tool: B
     const column = columns.find((c) => c.id === view.col_id) as Column;
     // The fresh column's cells are `pending`; a job claims `queued`: the same statement either way.
     const claimed = await step('claim cells (moveStatus)', () => rows.moveStatus(project.pk, column.no, ['pending', 'queued'], 'running', seqs));
-    // As the runner does: statuses only of the tool columns this one's config reads (none here).
-    const byName = new Map(columns.map((c) => [c.name, c]));
-    const deps = [...referencedColumns(column.config)].map((n) => byName.get(n)).filter((c) => c?.type === 'tool' && c.no !== column.no) as Column[];
-    const loaded = await step('read rows (getMany)', () => rows.getMany(project.pk, claimed, deps.map((c) => c.no)));
+    if (claimed.length !== seqs.length) throw new Error(`replay: claimed ${claimed.length} of ${seqs.length} cells`);
+    // As the runner does: the cells of every other tool column are read with the rows.
+    const others = columns.filter((c) => c.type === 'tool' && c.no !== column.no).map((c) => c.no);
+    const loaded = await step('read rows (getMany)', () => rows.getMany(project.pk, claimed, others));
     const results = await step('render config + tool.enrich', async () => {
       const items = loaded.map((row) => {
         const values = Object.fromEntries(columns.map((c) => [c.name, row.cells[c.no]?.v ?? null]));
