@@ -14,7 +14,8 @@ const COUNT_SHARDS = 64;
 /** Rows per multi-row statement; cell keys are chunked to stay under both dialects' parameter limits. */
 const ROW_CHUNK = 500;
 const KEY_CHUNK = 2_000;
-const IN_CHUNK = 1_000;
+/** Under MariaDB's in_predicate_conversion_threshold (1,000), past which IN lists turn into a scanned subquery. */
+const IN_CHUNK = 800;
 /** Inserts of at most this many rows may be written together with others (see insert). */
 const COALESCE_MAX_ROWS = 20;
 const COALESCE_MAX_CALLS = 200;
@@ -180,6 +181,10 @@ export class SqlRowRepo implements RowRepo {
    */
   async getMany(projectPk: number, seqs: number[], toolCols: number[] = []): Promise<StoredRow[]> {
     if (seqs.length === 0) return [];
+    if (seqs.length > IN_CHUNK) {
+      const parts = await Promise.all(chunks(seqs, IN_CHUNK).map((part) => this.getMany(projectPk, part, toolCols)));
+      return parts.flat();
+    }
     if (toolCols.length && this.mysql) return this.db.transaction().execute((trx) => this.readRows(trx, projectPk, seqs, toolCols));
     return this.readRows(this.db, projectPk, seqs, toolCols);
   }
@@ -341,7 +346,7 @@ export class SqlRowRepo implements RowRepo {
   async writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[]): Promise<void> {
     if (cells.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
-      for (const part of chunks(cells, KEY_CHUNK / 2)) {
+      for (const part of chunks(cells, IN_CHUNK)) {
         // Rows deleted meanwhile have no key any more: lock the keys that exist, write only those.
         const read = trx
           .selectFrom('cell_keys')

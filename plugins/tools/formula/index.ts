@@ -23,10 +23,17 @@ export default defineTool({
   batchSize: 500,
   checkConfig: (c) => jsonataProblems('expression', c.expression),
   async enrich(items) {
+    // One compilation per distinct expression in the batch (usually one), not one per row.
+    const compiled = new Map<string, ReturnType<typeof jsonata>>();
+    const expression = (text: string) => {
+      let c = compiled.get(text);
+      if (!c) compiled.set(text, (c = jsonata(text)));
+      return c;
+    };
     return Promise.all(
       items.map(async (item) => {
         try {
-          const value = await jsonata(item.config.expression).evaluate(item.row);
+          const value = await expression(item.config.expression).evaluate(item.row);
           return value === undefined || value === null ? { status: 'no_result' as const } : { status: 'ok' as const, value };
         } catch (e) {
           return { status: 'error' as const, error: `expression failed: ${(e as Error).message}`, retryable: false };
