@@ -61,6 +61,8 @@ beforeAll(async () => {
     PROVIDER_MODE: 'sandbox',
     JOB_VISIBILITY_TIMEOUT_MS: '1000',
     JOB_BACKOFF_MS: '50',
+    // Two jobs at a time per worker: with two workers on the stream, neither can take all the work.
+    WORKER_CONCURRENCY: '2',
     LOG_LEVEL: 'silent',
   };
   api = await startService(loadConfig({ ...env, PORT: '0', WORKERS: '0' }));
@@ -137,11 +139,11 @@ test('two workers on one stream share the work, and each cell is done once', asy
   for (const w of workers) w.kill('SIGKILL');
   const a = spawnWorker();
   const b = spawnWorker();
-  const pid = await csvProject(300);
+  const pid = await csvProject(600);
   const col = await call('POST', `/projects/${pid}/columns`, { name: 'Upper', tool_id: 'slow_tool', config: { text: '{{Name}}', delay_ms: 30 } });
   await call('POST', `/projects/${pid}/columns/run`, {});
   await settled(pid, 'Upper');
-  expect(await chargesOf(col.col_id)).toBe(300);
+  expect(await chargesOf(col.col_id)).toBe(600);
   // Each worker publishes its counters; both did part of the work.
   const board = await until('both workers to report work', async () => {
     const all = await api.kernel.statsBoard.all();
