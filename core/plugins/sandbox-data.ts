@@ -7,7 +7,12 @@ import { getDomainWithoutSuffix } from 'tldts';
 export function seededRandom(seed: string): () => number {
   let h = 2166136261;
   for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 16777619);
-  let a = h >>> 0;
+  return mulberry32(h);
+}
+
+/** A small, fast PRNG (mulberry32) from a numeric seed: numbers in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;

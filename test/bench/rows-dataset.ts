@@ -1,5 +1,6 @@
 import type { Cell, Column } from '../../core/model.ts';
 import type { NewColumn } from '../../core/storage.ts';
+import { mulberry32, pick } from '../../core/plugins/sandbox-data.ts';
 
 /**
  * The benchmark's synthetic companies: ten input columns, generated deterministically from the
@@ -40,23 +41,10 @@ const INDUSTRIES = [
 ];
 const WORDS = ['cloud', 'data', 'platform', 'for', 'modern', 'teams', 'secure', 'fast', 'global', 'smart', 'retail', 'ops', 'ai', 'tools'];
 
-/** A small, fast, seedable PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const pick = <T>(r: () => number, items: readonly T[]): T => items[Math.floor(r() * items.length)] as T;
 
 /** The values of company number `i`, in BENCH_COLUMNS order. */
 export function companyValues(i: number): unknown[] {
-  const r = rng(i * 2654435761);
+  const r = mulberry32(i * 2654435761);
   const first = pick(r, FIRST);
   const suffix = SUFFIX[i % SUFFIX.length] as string; // exactly 10% per suffix
   const name = `${first} ${suffix} ${i}`;
