@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import { TEXT_KEY_CHARS } from '../../core/rows/cell-keys.ts';
 import type { FilterNode, RuleArg, SortSpec } from '../../core/rows/filter-parse.ts';
+import type { SeekKey } from './listing-memory.ts';
 
 /** Escapes LIKE wildcards with `!` (a portable escape character for MySQL and SQLite). */
 export function likeEscape(text: string): string {
@@ -165,4 +166,34 @@ export function filterColumns(node: FilterNode | null, into = new Set<number>())
   if (node.kind === 'rule') into.add(node.colNo);
   else for (const r of node.rules) filterColumns(r, into);
   return into;
+}
+
+/** The sort keys of a row, as SELECT terms `f0, k0, f1, k1, …` (flag and key per sort rule), for seek anchors. */
+export function sortKeyTerms(specs: SortSpec[], alias: Alias): RawBuilder<unknown>[] {
+  return specs.flatMap((s, i) => {
+    const a = alias(s.colNo);
+    return s.numeric
+      ? [sql`${col(a, 'num_missing')} AS ${sql.raw(`f${i}`)}`, sql`${col(a, 'num_key')} AS ${sql.raw(`k${i}`)}`]
+      : [sql`${col(a, 'is_empty')} AS ${sql.raw(`f${i}`)}`, sql`${col(a, 'text_key')} AS ${sql.raw(`k${i}`)}`];
+  });
+}
+
+/**
+ * Rows strictly after `at` in the order of sortSql(specs) then seq (keyset paging). Written as
+ * nested OR/AND rather than a row comparison so MariaDB turns it into an index range. A missing
+ * number has no key (NULL): such rows tie on it and the next rule, or seq, decides.
+ */
+export function afterSql(specs: SortSpec[], alias: Alias, seq: RawBuilder<unknown>, at: SeekKey): RawBuilder<boolean> {
+  let rest = sql<boolean>`${seq} > ${at.seq}`;
+  for (let i = specs.length - 1; i >= 0; i--) {
+    const s = specs[i] as SortSpec;
+    const [flag, key] = at.keys[i] ?? [1, null];
+    const a = alias(s.colNo);
+    const flagCol = col(a, s.numeric ? 'num_missing' : 'is_empty');
+    const keyCol = col(a, s.numeric ? 'num_key' : 'text_key');
+    const beyond = sql.raw(s.desc ? '<' : '>');
+    const onKey = key === null ? rest : sql<boolean>`(${keyCol} ${beyond} ${key} OR (${keyCol} = ${key} AND ${rest}))`;
+    rest = sql<boolean>`(${flagCol} > ${flag} OR (${flagCol} = ${flag} AND ${onKey}))`;
+  }
+  return rest;
 }

@@ -4,8 +4,7 @@ import { cellKey } from '../../core/rows/cell-keys.ts';
 import type { BuilderRunState, RowPageQuery, RowRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 import { builderStateValues } from './project-repo.ts';
-import type { FilterNode } from '../../core/rows/filter-parse.ts';
-import { filterColumns, filterSql, sortSql } from './row-filter-sql.ts';
+import { chunks, IN_CHUNK, RowListing } from './row-listing.ts';
 import { SeqAllocator } from './seq-allocator.ts';
 import type { CellKeyTable, Tables } from './tables.ts';
 
@@ -14,8 +13,6 @@ const COUNT_SHARDS = 64;
 /** Rows per multi-row statement; cell keys are chunked to stay under both dialects' parameter limits. */
 const ROW_CHUNK = 500;
 const KEY_CHUNK = 2_000;
-/** Under MariaDB's in_predicate_conversion_threshold (1,000), past which IN lists turn into a scanned subquery. */
-const IN_CHUNK = 800;
 /** Inserts of at most this many rows may be written together with others (see insert). */
 const COALESCE_MAX_ROWS = 20;
 const COALESCE_MAX_CALLS = 200;
@@ -25,14 +22,6 @@ interface InsertLane {
   queue: { rows: Record<number, Cell>[]; resolve: (seqs: number[]) => void; reject: (e: unknown) => void }[];
 }
 
-/** Filtered totals remembered per process (oldest forgotten first). */
-const TOTALS_CACHED = 2_000;
-
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 const parseCells = (s: string): Record<string, Cell> => JSON.parse(s) as Record<string, Cell>;
 
@@ -45,11 +34,15 @@ export class SqlRowRepo implements RowRepo {
   private readonly seqs: SeqAllocator;
   /** Small inserts waiting to be written together, per project and column set. */
   private readonly lanes = new Map<string, InsertLane>();
-  /** Filtered totals by (project, filter), with the change counter they were counted at. */
-  private readonly totals = new Map<string, { version: number; total: number }>();
+  private readonly listing: RowListing;
 
   constructor(private readonly database: Database) {
     this.seqs = new SeqAllocator(database);
+    this.listing = new RowListing(database, (projectPk, seqs, toolCols) => this.getMany(projectPk, seqs, toolCols));
+  }
+
+  private get memory() {
+    return this.listing.memory;
   }
 
   private get db() {
@@ -118,12 +111,15 @@ export class SqlRowRepo implements RowRepo {
         keyValues.push({ project_pk: projectPk, col_no: c.no, seq: seqs[i] as number, ...cellKey(cell?.v ?? null, status) });
       }
     });
+    const ticket = this.memory.beginWrite(projectPk, () => true);
     await this.db.transaction().execute(async (trx) => {
       for (const part of chunks(rowValues, ROW_CHUNK)) await trx.insertInto('project_rows').values(part).execute();
       for (const part of chunks(keyValues, KEY_CHUNK)) await trx.insertInto('cell_keys').values(part).execute();
+      await this.listing.measure(trx, ticket, seqs, 1);
       await this.bumpCount(trx, projectPk, rows.length);
       if (builderState) await trx.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
     });
+    this.memory.endWrite(ticket, { kind: 'insert', firstSeq: first });
     return seqs;
   }
 
@@ -133,16 +129,6 @@ export class SqlRowRepo implements RowRepo {
     const q = trx.insertInto('project_row_counts').values({ project_pk: projectPk, shard, n: delta, v: 1 });
     if (this.mysql) await q.onDuplicateKeyUpdate({ n: sql`n + ${delta}`, v: sql`v + 1` }).execute();
     else await q.onConflict((oc) => oc.columns(['project_pk', 'shard']).doUpdateSet({ n: sql`n + ${delta}`, v: sql`v + 1` })).execute();
-  }
-
-  /** The live row count and change counter of a project, in one read. */
-  private async countAndVersion(projectPk: number): Promise<{ rows: number; version: number }> {
-    const r = await this.db
-      .selectFrom('project_row_counts')
-      .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'), eb.fn.coalesce(eb.fn.sum<number>('v'), eb.lit(0)).as('v')])
-      .where('project_pk', '=', projectPk)
-      .executeTakeFirst();
-    return { rows: Number(r?.n ?? 0), version: Number(r?.v ?? 0) };
   }
 
   async counts(projectPks: number[]): Promise<Map<number, number>> {
@@ -223,81 +209,16 @@ export class SqlRowRepo implements RowRepo {
     });
   }
 
-  /**
-   * One page of rows. The page's sequence numbers come from a narrow index (live rows, or the
-   * typed cell keys when filtering/sorting); only then are the page's full rows read. A filtered
-   * total is counted in its own query over the filter's columns only, and reused while the
-   * project's change counter stays the same (paging through one filter counts once).
-   */
-  async page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }> {
-    const sortCols = q.sort.map((s) => s.colNo);
-    const filterCols = [...filterColumns(q.filter)];
-    const used = [...new Set([...sortCols, ...filterCols])];
-    // A filter that reads no column (only empty groups) matches every row.
-    if (q.filter && filterCols.length) {
-      // The total first (usually remembered): a page past the end then costs nothing more.
-      const total = await this.filteredTotal(q.projectPk, q.filter, filterCols);
-      const seqs = q.offset < total ? await this.keyedSeqs(q, used) : [];
-      return { rows: await this.getMany(q.projectPk, seqs, q.toolCols ?? []), total };
-    }
-    const [seqs, total] = await Promise.all([
-      used.length ? this.keyedSeqs(q, used) : this.liveSeqs(q),
-      this.countAndVersion(q.projectPk).then((c) => c.rows),
-    ]);
-    return { rows: await this.getMany(q.projectPk, seqs, q.toolCols ?? []), total };
-  }
-
-  /** Live rows in insertion order, read from the narrow (project, deleted_at, seq) index. */
-  private async liveSeqs(q: RowPageQuery): Promise<number[]> {
-    // MariaDB would walk the clustered rows (JSON and all) for a deep OFFSET; the narrow index is ~10x cheaper.
-    const hint = this.mysql ? sql`FORCE INDEX (project_rows_live)` : sql``;
-    const r = await sql<{ seq: number }>`SELECT seq FROM project_rows ${hint}
-      WHERE project_pk = ${q.projectPk} AND deleted_at IS NULL ORDER BY seq LIMIT ${q.limit} OFFSET ${q.offset}`.execute(this.db);
-    return r.rows.map((row) => Number(row.seq));
-  }
-
-  /** FROM … WHERE over one `cell_keys` alias per column, the first column driving, with the filter. */
-  private keyedFrom(projectPk: number, cols: number[], filter: FilterNode | null) {
-    const names = new Map(cols.map((no, i) => [no, `k${i}`]));
-    const alias = (no: number) => names.get(no) as string;
-    const [driver, ...joined] = cols;
-    const d = alias(driver as number);
-    const joins = joined.map(
-      (no) =>
-        sql`JOIN cell_keys ${sql.raw(alias(no))} ON ${sql.ref(`${alias(no)}.project_pk`)} = ${sql.ref(`${d}.project_pk`)} AND ${sql.ref(`${alias(no)}.col_no`)} = ${no} AND ${sql.ref(`${alias(no)}.seq`)} = ${sql.ref(`${d}.seq`)}`,
-    );
-    const where = filter ? sql`AND ${filterSql(filter, alias)}` : sql``;
-    const from = sql`FROM cell_keys ${sql.raw(d)} ${sql.join(joins, sql` `)} WHERE ${sql.ref(`${d}.project_pk`)} = ${projectPk} AND ${sql.ref(`${d}.col_no`)} = ${driver} ${where}`;
-    return { from, alias, d };
-  }
-
-  /** The page's seqs when filtering or sorting: sort columns lead, so the first sort walks its index in order and stops at the page. */
-  private async keyedSeqs(q: RowPageQuery, used: number[]): Promise<number[]> {
-    const { from, alias, d } = this.keyedFrom(q.projectPk, used, q.filter);
-    const order = [...sortSql(q.sort, alias), sql`${sql.ref(`${d}.seq`)} ASC`];
-    const r = await sql<{ seq: number }>`SELECT ${sql.ref(`${d}.seq`)} AS seq ${from} ORDER BY ${sql.join(order)} LIMIT ${q.limit} OFFSET ${q.offset}`.execute(this.db);
-    return r.rows.map((row) => Number(row.seq));
-  }
-
-  /** How many rows match a filter: counted over the filter's columns, reused until the project changes. */
-  private async filteredTotal(projectPk: number, filter: FilterNode, cols: number[]): Promise<number> {
-    const { from } = this.keyedFrom(projectPk, cols, filter);
-    const query = sql<{ total: number }>`SELECT COUNT(*) AS total ${from}`;
-    const compiled = query.compile(this.db);
-    const key = `${projectPk}\u0000${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
-    const { version } = await this.countAndVersion(projectPk);
-    const cached = this.totals.get(key);
-    if (cached && cached.version === version) return cached.total;
-    const total = Number((await query.execute(this.db)).rows[0]?.total ?? 0);
-    this.totals.set(key, { version, total });
-    if (this.totals.size > TOTALS_CACHED) this.totals.delete(this.totals.keys().next().value as string);
-    return total;
+  /** One page of rows and the total (see RowListing). */
+  page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }> {
+    return this.listing.page(q);
   }
 
   async softDelete(projectPk: number, seqs: number[]): Promise<number> {
     if (seqs.length === 0) return 0;
     const colNos = (await this.db.selectFrom('project_columns').select('col_no').where('project_pk', '=', projectPk).execute()).map((c) => Number(c.col_no));
-    return this.db.transaction().execute(async (trx) => {
+    const ticket = this.memory.beginWrite(projectPk, () => true);
+    const deleted = await this.db.transaction().execute(async (trx) => {
       let deleted = 0;
       for (const part of chunks(seqs, IN_CHUNK)) {
         const r = await trx
@@ -310,16 +231,20 @@ export class SqlRowRepo implements RowRepo {
         deleted += Number(r.numUpdatedRows);
         // Keys of deleted rows go at once, so filters and counts never see them.
         if (colNos.length) {
+          await this.listing.measure(trx, ticket, part, -1);
           await trx.deleteFrom('cell_keys').where('project_pk', '=', projectPk).where('col_no', 'in', colNos).where('seq', 'in', part).execute();
         }
       }
       if (deleted) await this.bumpCount(trx, projectPk, -deleted);
       return deleted;
     });
+    if (deleted) this.memory.endWrite(ticket, { kind: 'delete' });
+    return deleted;
   }
 
   async moveStatus(projectPk: number, colNo: number, from: CellStatus[], to: CellStatus, seqs?: number[]): Promise<number[]> {
-    return this.db.transaction().execute(async (trx) => {
+    const ticket = this.memory.beginWrite(projectPk, (cols) => cols.includes(colNo));
+    const moved = await this.db.transaction().execute(async (trx) => {
       const moved: number[] = [];
       const parts = seqs ? chunks(seqs, IN_CHUNK) : [undefined];
       for (const part of parts) {
@@ -332,19 +257,24 @@ export class SqlRowRepo implements RowRepo {
           .where('status', 'in', from);
         if (part) q = q.where('seq', 'in', part);
         const found = (await (this.mysql ? q.forUpdate() : q).execute()).map((r) => Number(r.seq));
+        await this.listing.measure(trx, ticket, found, -1);
         for (const ids of chunks(found, IN_CHUNK)) {
           await trx.updateTable('cell_keys').set({ status: to }).where('project_pk', '=', projectPk).where('col_no', '=', colNo).where('seq', 'in', ids).execute();
         }
+        await this.listing.measure(trx, ticket, found, 1);
         moved.push(...found);
       }
-      // Status filters may match differently now: cached totals of this project are stale.
+      // Status filters may match differently now: listings remembered elsewhere are stale.
       if (moved.length) await this.bumpCount(trx, projectPk, 0);
       return moved;
     });
+    if (moved.length) this.memory.endWrite(ticket, { kind: 'cells', colNo });
+    return moved;
   }
 
   async writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[]): Promise<void> {
     if (cells.length === 0) return;
+    const ticket = this.memory.beginWrite(projectPk, (cols) => cols.includes(colNo));
     await this.db.transaction().execute(async (trx) => {
       for (const part of chunks(cells, IN_CHUNK)) {
         // Rows deleted meanwhile have no key any more: lock the keys that exist, write only those.
@@ -365,6 +295,8 @@ export class SqlRowRepo implements RowRepo {
             cell: JSON.stringify(storedCell(cell)),
           }));
         if (keyValues.length === 0) continue;
+        const written = keyValues.map((k) => k.seq);
+        await this.listing.measure(trx, ticket, written, -1);
         const upsert = trx.insertInto('cell_keys').values(keyValues);
         const fields = ['status', 'is_empty', 'num_missing', 'num_key', 'text_key', 'text_full', 'cell'] as const;
         if (this.mysql) {
@@ -374,9 +306,11 @@ export class SqlRowRepo implements RowRepo {
             .onConflict((oc) => oc.columns(['project_pk', 'col_no', 'seq']).doUpdateSet(Object.fromEntries(fields.map((f) => [f, sql.ref(`excluded.${f}`)]))))
             .execute();
         }
+        await this.listing.measure(trx, ticket, written, 1);
       }
-      await this.bumpCount(trx, projectPk, 0); // values changed: cached filtered totals are stale
+      await this.bumpCount(trx, projectPk, 0); // values changed: listings remembered elsewhere are stale
     });
+    this.memory.endWrite(ticket, { kind: 'cells', colNo });
   }
 
 }

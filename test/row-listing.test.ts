@@ -1,0 +1,253 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { type ListingShape, ListingMemory } from '../adapters/storage/listing-memory.ts';
+import { SqlRowRepo } from '../adapters/storage/row-repo.ts';
+import { openStorage, type SqlStorage } from '../adapters/storage/sql-storage.ts';
+import type { Cell, Column } from '../core/model.ts';
+import { parseFilterGroups, parseSortRules } from '../core/rows/filter-parse.ts';
+import type { RowPageQuery } from '../core/storage.ts';
+import { DIALECTS, freshDatabaseUrl } from './support/databases.ts';
+
+/**
+ * Remembered listings (adapters/storage/listing-memory.ts): deep pages that start from a
+ * remembered anchor, and filtered totals that this process's own writes keep exact, must always
+ * give what a repository that remembers nothing gives — after inserts, results, status moves and
+ * deletes, from this process or another.
+ */
+
+const ROWS = 2_400; // deep pages start from anchors at offset 1,000 and more
+const TAGS = ['alpha', 'alpha ', 'Beta', 'beta', 'gamma', 'ünïcode', ''];
+
+function cellsOf(cols: Record<string, Column>, i: number): Record<number, Cell> {
+  const score = i % 7 === 0 ? '' : i % 11 === 0 ? 'n/a' : String((i % 50) / 4);
+  return {
+    [cols.Name!.no]: { v: `Name ${i % 37}` },
+    [cols.Score!.no]: { v: score },
+    [cols.Tag!.no]: { v: TAGS[i % TAGS.length] },
+  };
+}
+
+describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
+  let storage: SqlStorage;
+  let projectPk: number;
+  let columns: Column[];
+  const col: Record<string, Column> = {};
+  /** A repository that remembers nothing: the reference. */
+  const cold = () => new SqlRowRepo(storage.database);
+
+  beforeAll(async () => {
+    storage = await openStorage(await freshDatabaseUrl(dialect));
+    const ws = await storage.workspaces.create({ name: 'w', plan: 'pro' });
+    const project = await storage.projects.create({
+      workspaceId: ws.id,
+      creatorId: 't',
+      name: 'p',
+      builderId: null,
+      formData: null,
+      columns: [
+        { name: 'Name', type: 'input' },
+        { name: 'Score', type: 'input' },
+        { name: 'Tag', type: 'input' },
+        { name: 'Result', type: 'tool', toolId: 'formula' },
+      ],
+    });
+    projectPk = project.pk;
+    columns = await storage.projects.columns(projectPk);
+    for (const c of columns) col[c.name] = c;
+    const rows = Array.from({ length: ROWS }, (_, i) => cellsOf(col, i));
+    for (let i = 0; i < rows.length; i += 500) await storage.rows.insert(projectPk, columns, rows.slice(i, i + 500));
+  });
+
+  afterAll(async () => {
+    await storage?.close();
+  });
+
+  const rule = (name: string, operator: string, value?: unknown) => ({ col_id: col[name]!.id, operator, value });
+  const sortBy = (name: string, direction: 'asc' | 'desc', number = false) => ({ col_id: col[name]!.id, direction, sort_as_number: number });
+
+  function query(shape: { filter?: unknown[]; sort?: unknown[] }, offset: number, limit = 50): RowPageQuery {
+    return {
+      projectPk,
+      filter: shape.filter ? parseFilterGroups(JSON.stringify(shape.filter), columns) : null,
+      sort: shape.sort ? parseSortRules(JSON.stringify(shape.sort), columns) : [],
+      limit,
+      offset,
+    };
+  }
+
+  // Built once the columns exist (rules name column ids).
+  const shapes = (): Record<string, { filter?: unknown[]; sort?: unknown[] }> => ({
+    'insertion order': {},
+    'numeric sort, missing numbers last': { sort: [sortBy('Score', 'asc', true)] },
+    'numeric sort descending': { sort: [sortBy('Score', 'desc', true)] },
+    'text sort with ties, trailing spaces and empties': { sort: [sortBy('Tag', 'asc')] },
+    'text sort descending': { sort: [sortBy('Name', 'desc')] },
+    'two sort rules': { sort: [sortBy('Tag', 'desc'), sortBy('Score', 'asc', true)] },
+    'filter on one column': { filter: [{ type: 'and', rules: [rule('Name', 'not_contains', '1')] }] },
+    'filter + sort': { filter: [{ type: 'and', rules: [rule('Name', 'not_contains', '1')] }], sort: [sortBy('Score', 'asc', true)] },
+    'filter on two columns + sort': {
+      filter: [{ type: 'or', rules: [rule('Tag', 'eq', 'alpha'), rule('Score', 'gt', 4)] }],
+      sort: [sortBy('Name', 'asc'), sortBy('Score', 'desc', true)],
+    },
+  });
+  const SHAPE_NAMES = [
+    'insertion order',
+    'numeric sort, missing numbers last',
+    'numeric sort descending',
+    'text sort with ties, trailing spaces and empties',
+    'text sort descending',
+    'two sort rules',
+    'filter on one column',
+    'filter + sort',
+    'filter on two columns + sort',
+  ];
+
+  async function expectSame(q: RowPageQuery, label: string): Promise<void> {
+    const [warm, reference] = [await storage.rows.page(q), await cold().page(q)];
+    const seqs = (p: typeof warm) => p.rows.map((r) => r.seq);
+    expect({ label, total: warm.total, seqs: seqs(warm) }).toEqual({ label, total: reference.total, seqs: seqs(reference) });
+  }
+
+  test.each(SHAPE_NAMES)('deep pages read forward from anchors give the OFFSET pages: %s', async (name) => {
+    const shape = shapes()[name]!;
+    expect(shape).toBeDefined();
+    const total = (await cold().page(query(shape, 0, 1))).total;
+    expect(total).toBeGreaterThan(1_200); // deep enough for anchors
+    const deep = 1_000;
+    // Next pages in order, the same page again, a page between anchors, a page size that straddles them.
+    for (const offset of [deep, deep + 50, deep + 100, deep + 50, deep + 75, deep + 150, deep + 20]) await expectSame(query(shape, offset), `${name} @${offset}`);
+    await expectSame(query(shape, deep + 60, 37), `${name} @${deep + 60}/37`);
+  });
+
+  test('the last pages of a selective filter + sort (read from the filter column) are in sort order', async () => {
+    // Oracle in plain JavaScript: rows whose Name contains "1", by Score as a number, missing last, then insertion order.
+    const all = (await cold().page(query({}, 0, ROWS))).rows.map((r, i) => ({ seq: r.seq, i }));
+    const score = (i: number) => {
+      const v = cellsOf(col, i)[col.Score!.no]!.v as string;
+      return v === '' || v === 'n/a' ? null : Number(v);
+    };
+    const expected = all
+      .filter(({ i }) => `name ${i % 37}`.includes('1'))
+      .sort((a, b) => {
+        const [x, y] = [score(a.i), score(b.i)];
+        if ((x === null) !== (y === null)) return x === null ? 1 : -1;
+        return (x ?? 0) - (y ?? 0) || a.seq - b.seq;
+      })
+      .map((r) => r.seq);
+    expect(expected.length).toBeGreaterThan(600);
+    const shape = { filter: [{ type: 'and', rules: [rule('Name', 'contains', '1')] }], sort: [sortBy('Score', 'asc', true)] };
+    for (const offset of [0, 50, expected.length - 120, expected.length - 50, expected.length - 20]) {
+      const p = await storage.rows.page(query(shape, offset));
+      expect(p.total).toBe(expected.length);
+      expect(p.rows.map((r) => r.seq)).toEqual(expected.slice(offset, offset + 50));
+    }
+  });
+
+  test('own writes keep remembered totals and anchors exact; so do writes by another process', async () => {
+    const all = Object.values(shapes());
+    const check = async (when: string) => {
+      for (const s of all) {
+        for (const offset of [0, 1_000, 1_050]) await expectSame(query(s, offset), `${when}: ${JSON.stringify(s)} @${offset}`);
+      }
+    };
+    await check('before writes');
+    // Own writes: inserts (some match the filters), results and status moves on filtered and
+    // sorted columns, deletes.
+    const seqs = await storage.rows.insert(projectPk, columns, [cellsOf(col, 1), cellsOf(col, 2), cellsOf(col, 3)]);
+    await check('after an insert');
+    const page = await cold().page(query({}, 200, 40));
+    const some = page.rows.map((r) => r.seq);
+    await storage.rows.writeCells(projectPk, col.Result!.no, some.map((seq, i) => ({ seq, cell: { v: i, s: 'completed' } })));
+    await check('after results in a column nobody filters on');
+    const { rows: first } = await cold().page(query({}, 0, 30));
+    await storage.rows.moveStatus(projectPk, col.Name!.no, ['default'], 'default', first.map((r) => r.seq));
+    await check('after a status move on the filtered column');
+    await storage.rows.softDelete(projectPk, [...seqs.slice(0, 2), ...some.slice(0, 5)]);
+    await check('after deletes');
+    // Another process: its own repository and memory, the same database.
+    const other = cold();
+    await other.insert(projectPk, columns, [cellsOf(col, 11), cellsOf(col, 21)]);
+    await other.softDelete(projectPk, some.slice(5, 9));
+    await check('after writes by another process');
+  });
+
+  test('concurrent own writes and reads end with the exact totals', async () => {
+    const filtered = { filter: [{ type: 'and', rules: [rule('Name', 'contains', '2')] }], sort: [sortBy('Score', 'asc', true)] };
+    const reads = () => Promise.all([storage.rows.page(query(filtered, 0)), storage.rows.page(query(filtered, 1_000)), storage.rows.page(query({}, 1_100))]);
+    await reads();
+    const { rows } = await cold().page(query({}, 300, 200));
+    const work: Promise<unknown>[] = [];
+    for (let i = 0; i < 20; i++) {
+      work.push(storage.rows.insert(projectPk, columns, [cellsOf(col, 1_000 + i)]));
+      const seq = rows[i]!.seq;
+      work.push(storage.rows.moveStatus(projectPk, col.Name!.no, ['default'], 'default', [seq]));
+      work.push(storage.rows.softDelete(projectPk, [rows[100 + i]!.seq]));
+      work.push(reads());
+    }
+    await Promise.all(work);
+    await expectSame(query(filtered, 0), 'filter + sort, page 1');
+    await expectSame(query(filtered, 1_000), 'filter + sort, deep');
+    await expectSame(query({}, 1_100), 'insertion order, deep');
+  });
+});
+
+describe('ListingMemory', () => {
+  const shape = (key: string, filterCols: number[], sortCols: number[] = []): ListingShape => ({
+    key,
+    projectPk: 1,
+    filter: filterCols.length ? { kind: 'group', type: 'and', rules: [] } : null,
+    filterCols,
+    sortCols,
+  });
+
+  test('an entry is valid only at the counter it was made at, plus the own writes it followed', () => {
+    const m = new ListingMemory();
+    m.rememberTotal(shape('t', [2]), 10, 5);
+    expect(m.valid('t', 10)?.total).toBe(5);
+    const w = m.beginWrite(1, (cols) => cols.includes(2));
+    expect(w.measured.map((e) => e.key)).toEqual(['t']);
+    ListingMemory.measure(w, w.measured[0]!, 3);
+    m.endWrite(w, { kind: 'cells', colNo: 2 });
+    expect(m.valid('t', 11)?.total).toBe(8);
+    // A write this process did not see (another process) leaves the counter ahead: forgotten.
+    expect(m.valid('t', 13)).toBeUndefined();
+    expect(m.valid('t', 11)).toBeUndefined();
+  });
+
+  test('a write that cannot change a total keeps it; one that could but did not measure forgets it', () => {
+    const m = new ListingMemory();
+    m.rememberTotal(shape('a', [2]), 1, 5);
+    m.rememberTotal(shape('b', [2, 3]), 1, 7);
+    const w = m.beginWrite(1, (cols) => cols.includes(4));
+    m.endWrite(w, { kind: 'cells', colNo: 4 });
+    expect(m.valid('a', 2)?.total).toBe(5);
+    expect(m.valid('b', 2)?.total).toBe(7);
+    const w2 = m.beginWrite(1, (cols) => cols.includes(3));
+    expect(w2.measured).toEqual([]); // two-column filters are recounted, never adjusted
+    m.endWrite(w2, { kind: 'cells', colNo: 3 });
+    expect(m.valid('a', 3)?.total).toBe(5);
+    expect(m.valid('b', 3)).toBeUndefined();
+  });
+
+  test('what became known while a write was under way is forgotten when it ends', () => {
+    const m = new ListingMemory();
+    const w = m.beginWrite(1, () => true);
+    m.rememberTotal(shape('t', [2]), 4, 9); // counted during the write: may or may not include it
+    m.endWrite(w, { kind: 'insert', firstSeq: 100 });
+    expect(m.valid('t', 5)).toBeUndefined();
+  });
+
+  test('anchors: inserts keep those of insertion order before the new rows; other changes drop them', () => {
+    const m = new ListingMemory();
+    m.rememberAnchors(shape('plain', []), 1, [[1000, { keys: [], seq: 1200 }], [2000, { keys: [], seq: 2400 }]]);
+    m.rememberAnchors(shape('sorted', [], [3]), 1, [[1000, { keys: [[0, 5]], seq: 1200 }]]);
+    const w = m.beginWrite(1, () => true);
+    m.endWrite(w, { kind: 'insert', firstSeq: 2000 });
+    expect([...(m.valid('plain', 2)?.anchors.keys() ?? [])]).toEqual([1000]);
+    expect(m.valid('sorted', 2)?.anchors.size).toBe(0);
+    expect(ListingMemory.nearest(m.valid('plain', 2), 1500)?.offset).toBe(1000);
+    expect(ListingMemory.nearest(m.valid('plain', 2), 999)).toBeUndefined();
+    // Anchors read at an older counter are not kept.
+    m.rememberAnchors(shape('plain', []), 1, [[3000, { keys: [], seq: 3600 }]]);
+    expect(m.valid('plain', 2)?.anchors.has(3000)).toBe(false);
+  });
+});
