@@ -84,6 +84,10 @@ describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
     'two sort rules': { sort: [sortBy('Tag', 'desc'), sortBy('Score', 'asc', true)] },
     'filter on one column': { filter: [{ type: 'and', rules: [rule('Name', 'not_contains', '1')] }] },
     'filter + sort': { filter: [{ type: 'and', rules: [rule('Name', 'not_contains', '1')] }], sort: [sortBy('Score', 'asc', true)] },
+    'status filter + sort': {
+      filter: [{ type: 'and', rules: [{ ...rule('Result', 'eq', 'pending'), field: 'status' }] }],
+      sort: [sortBy('Tag', 'asc')],
+    },
     'filter on two columns + sort': {
       filter: [{ type: 'or', rules: [rule('Tag', 'eq', 'alpha'), rule('Score', 'gt', 4)] }],
       sort: [sortBy('Name', 'asc'), sortBy('Score', 'desc', true)],
@@ -98,6 +102,7 @@ describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
     'two sort rules',
     'filter on one column',
     'filter + sort',
+    'status filter + sort',
     'filter on two columns + sort',
   ];
 
@@ -161,6 +166,8 @@ describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
     const { rows: first } = await cold().page(query({}, 0, 30));
     await storage.rows.moveStatus(projectPk, col.Name!.no, ['default'], 'default', first.map((r) => r.seq));
     await check('after a status move on the filtered column');
+    await storage.rows.moveStatus(projectPk, col.Result!.no, ['pending'], 'queued', some.slice(10, 30));
+    await check('after a status move on a column a status filter reads');
     await storage.rows.softDelete(projectPk, [...seqs.slice(0, 2), ...some.slice(0, 5)]);
     await check('after deletes');
     // Another process: its own repository and memory, the same database.
@@ -191,22 +198,25 @@ describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
 });
 
 describe('ListingMemory', () => {
-  const shape = (key: string, filterCols: number[], sortCols: number[] = []): ListingShape => ({
+  const shape = (key: string, filterCols: number[], sortCols: number[] = [], statusCols: number[] = []): ListingShape => ({
     key,
     projectPk: 1,
-    filter: filterCols.length ? { kind: 'group', type: 'and', rules: [] } : null,
-    filterCols,
+    filter: filterCols.length || statusCols.length ? { kind: 'group', type: 'and', rules: [] } : null,
+    filterCols: [...filterCols, ...statusCols],
+    valueCols: filterCols,
+    statusCols,
     sortCols,
   });
+  const cells = (colNo: number, valuesToo = true) => ({ kind: 'cells', colNo, valuesToo }) as const;
 
   test('an entry is valid only at the counter it was made at, plus the own writes it followed', () => {
     const m = new ListingMemory();
     m.rememberTotal(shape('t', [2]), 10, 5);
     expect(m.valid('t', 10)?.total).toBe(5);
-    const w = m.beginWrite(1, (cols) => cols.includes(2));
+    const w = m.beginWrite(1, cells(2));
     expect(w.measured.map((e) => e.key)).toEqual(['t']);
     ListingMemory.measure(w, w.measured[0]!, 3);
-    m.endWrite(w, { kind: 'cells', colNo: 2 });
+    m.endWrite(w);
     expect(m.valid('t', 11)?.total).toBe(8);
     // A write this process did not see (another process) leaves the counter ahead: forgotten.
     expect(m.valid('t', 13)).toBeUndefined();
@@ -217,22 +227,29 @@ describe('ListingMemory', () => {
     const m = new ListingMemory();
     m.rememberTotal(shape('a', [2]), 1, 5);
     m.rememberTotal(shape('b', [2, 3]), 1, 7);
-    const w = m.beginWrite(1, (cols) => cols.includes(4));
-    m.endWrite(w, { kind: 'cells', colNo: 4 });
+    const w = m.beginWrite(1, cells(4));
+    m.endWrite(w);
     expect(m.valid('a', 2)?.total).toBe(5);
     expect(m.valid('b', 2)?.total).toBe(7);
-    const w2 = m.beginWrite(1, (cols) => cols.includes(3));
+    const w2 = m.beginWrite(1, cells(3));
     expect(w2.measured).toEqual([]); // two-column filters are recounted, never adjusted
-    m.endWrite(w2, { kind: 'cells', colNo: 3 });
+    m.endWrite(w2);
     expect(m.valid('a', 3)?.total).toBe(5);
     expect(m.valid('b', 3)).toBeUndefined();
+    // Moving statuses changes what status rules match, never what value rules match.
+    m.rememberTotal(shape('s', [], [], [2]), 3, 4);
+    const w3 = m.beginWrite(1, cells(2, false));
+    expect(w3.measured.map((e) => e.key)).toEqual(['s']);
+    m.endWrite(w3);
+    expect(m.valid('a', 4)?.total).toBe(5);
+    expect(m.valid('s', 4)).toBeUndefined();
   });
 
   test('what became known while a write was under way is forgotten when it ends', () => {
     const m = new ListingMemory();
-    const w = m.beginWrite(1, () => true);
+    const w = m.beginWrite(1, { kind: 'insert', firstSeq: 100 });
     m.rememberTotal(shape('t', [2]), 4, 9); // counted during the write: may or may not include it
-    m.endWrite(w, { kind: 'insert', firstSeq: 100 });
+    m.endWrite(w);
     expect(m.valid('t', 5)).toBeUndefined();
   });
 
@@ -240,8 +257,8 @@ describe('ListingMemory', () => {
     const m = new ListingMemory();
     m.rememberAnchors(shape('plain', []), 1, [[1000, { keys: [], seq: 1200 }], [2000, { keys: [], seq: 2400 }]]);
     m.rememberAnchors(shape('sorted', [], [3]), 1, [[1000, { keys: [[0, 5]], seq: 1200 }]]);
-    const w = m.beginWrite(1, () => true);
-    m.endWrite(w, { kind: 'insert', firstSeq: 2000 });
+    const w = m.beginWrite(1, { kind: 'insert', firstSeq: 2000 });
+    m.endWrite(w);
     expect([...(m.valid('plain', 2)?.anchors.keys() ?? [])]).toEqual([1000]);
     expect(m.valid('sorted', 2)?.anchors.size).toBe(0);
     expect(ListingMemory.nearest(m.valid('plain', 2), 1500)?.offset).toBe(1000);

@@ -25,7 +25,10 @@ export interface ListingShape {
   key: string;
   projectPk: number;
   filter: FilterNode | null;
+  /** Every column the filter reads; of those, the ones whose value / whose status it reads. */
   filterCols: number[];
+  valueCols: number[];
+  statusCols: number[];
   sortCols: number[];
 }
 
@@ -44,11 +47,20 @@ export interface Entry extends ListingShape {
 export type WriteEffect =
   | { kind: 'insert'; firstSeq: number }
   | { kind: 'delete' }
-  | { kind: 'cells'; colNo: number };
+  /** Cells of one column: values (and statuses) written, or only statuses moved. */
+  | { kind: 'cells'; colNo: number; valuesToo: boolean };
+
+/** Whether a write can change which rows a shape's filter matches, and the order of its rows. */
+function affects(e: ListingShape, effect: WriteEffect): { filter: boolean; order: boolean } {
+  if (effect.kind !== 'cells') return { filter: true, order: true };
+  const filter = e.statusCols.includes(effect.colNo) || (effect.valuesToo && e.valueCols.includes(effect.colNo));
+  return { filter, order: filter || (effect.valuesToo && e.sortCols.includes(effect.colNo)) };
+}
 
 /** An own write in progress: the entries whose totals it measures (delta per entry key). */
 export interface WriteTicket {
   projectPk: number;
+  effect: WriteEffect;
   startTick: number;
   /** Filtered totals this write keeps exact by counting its rows before and after. */
   measured: Entry[];
@@ -113,16 +125,16 @@ export class ListingMemory {
   }
 
   /**
-   * Starts an own write to a project. `touches` says which filters the write can change the count of
-   * (by their columns); the write counts its rows against those, before and after (see measure).
+   * Starts an own write to a project. Remembered totals it can change, of filters on one column,
+   * are measured: the write counts its rows against them before and after (RowListing.measure).
    */
-  beginWrite(projectPk: number, touches: (filterCols: number[]) => boolean): WriteTicket {
+  beginWrite(projectPk: number, effect: WriteEffect): WriteTicket {
     const measured: Entry[] = [];
     for (const e of this.byProject.get(projectPk)?.values() ?? []) {
-      if (e.total === undefined || !e.filter) continue;
-      if (e.filterCols.length === 1 && touches(e.filterCols) && measured.length < MAX_MEASURED) measured.push(e);
+      if (e.total === undefined || !e.filter || e.filterCols.length !== 1) continue;
+      if (affects(e, effect).filter && measured.length < MAX_MEASURED) measured.push(e);
     }
-    return { projectPk, startTick: ++this.clock, measured, deltas: new Map() };
+    return { projectPk, effect, startTick: ++this.clock, measured, deltas: new Map() };
   }
 
   /** Adds `delta` matching rows to a measured entry's pending change. */
@@ -134,16 +146,15 @@ export class ListingMemory {
    * After the write committed: every entry of the project either follows it (adjusted, still
    * valid) or is forgotten. Never call this for a write that did not commit.
    */
-  endWrite(t: WriteTicket, effect: WriteEffect): void {
+  endWrite(t: WriteTicket): void {
     for (const [key, e] of this.byProject.get(t.projectPk) ?? []) {
       // Known only after this write began: it may or may not include the write's rows.
       if (e.readyTick > t.startTick) {
         this.forget(e);
         continue;
       }
-      const touchesFilter = effect.kind !== 'cells' || e.filterCols.includes(effect.colNo);
-      const touchesOrder = touchesFilter || (effect.kind === 'cells' && e.sortCols.includes(effect.colNo));
-      if (e.total !== undefined && touchesFilter) {
+      const touched = affects(e, t.effect);
+      if (e.total !== undefined && touched.filter) {
         const delta = t.deltas.get(key);
         if (delta === undefined) {
           this.forget(e);
@@ -151,7 +162,7 @@ export class ListingMemory {
         }
         e.total += delta;
       }
-      if (touchesOrder) this.dropAnchors(e, effect);
+      if (touched.order) this.dropAnchors(e, t.effect);
       e.adjusted += 1;
     }
   }

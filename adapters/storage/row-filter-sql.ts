@@ -160,11 +160,12 @@ export function sortSql(specs: SortSpec[], alias: Alias): RawBuilder<unknown>[] 
   return out;
 }
 
-/** Every column number a filter tree reads. */
-export function filterColumns(node: FilterNode | null, into = new Set<number>()): Set<number> {
+/** Every column number a filter tree reads (only those of rules on `field` when given). */
+export function filterColumns(node: FilterNode | null, field?: 'value' | 'status', into = new Set<number>()): Set<number> {
   if (!node) return into;
-  if (node.kind === 'rule') into.add(node.colNo);
-  else for (const r of node.rules) filterColumns(r, into);
+  if (node.kind === 'rule') {
+    if (!field || node.field === field) into.add(node.colNo);
+  } else for (const r of node.rules) filterColumns(r, field, into);
   return into;
 }
 

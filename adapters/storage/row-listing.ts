@@ -72,13 +72,14 @@ export class RowListing {
     }
     // A page past the end costs nothing more.
     if (q.offset >= total) return { rows: [], total };
-    const plan = { q, filter, used, filterFirst: this.filterFirst(q, filter, filterCols, total, counts.rows) };
     const shape = this.listShape(q, filter, filterCols, sortCols);
     const entry = q.offset >= SEEK_FROM ? this.memory.valid(shape.key, counts.version) : undefined;
     const from = ListingMemory.nearest(entry, q.offset);
     // Read the row before the page too, unless an anchor sits exactly at the page: it is the anchor for next time.
     const before = q.offset - (from?.offset ?? 0) > 0 ? 1 : 0;
-    const found = await this.seqs(plan, from?.at, q.offset - (from?.offset ?? 0) - before, before);
+    const skip = q.offset - (from?.offset ?? 0) - before;
+    const plan = { q, filter, used, filterFirst: this.filterFirst(q, filter, filterCols, skip, total, counts.rows) };
+    const found = await this.seqs(plan, from?.at, skip, before);
     const anchors: [number, SeekKey][] = [];
     if (before && found.keys[0]) anchors.push([q.offset, found.keys[0]]);
     const last = found.keys[found.keys.length - 1];
@@ -88,21 +89,21 @@ export class RowListing {
   }
 
   private totalShape(projectPk: number, filter: FilterNode, filterCols: number[]): ListingShape {
-    return { key: `T${projectPk}\u0000${JSON.stringify(filter)}`, projectPk, filter, filterCols, sortCols: [] };
+    return { key: `T${projectPk}\u0000${JSON.stringify(filter)}`, ...shapeColumns(projectPk, filter, filterCols), sortCols: [] };
   }
 
   private listShape(q: RowPageQuery, filter: FilterNode | null, filterCols: number[], sortCols: number[]): ListingShape {
-    return { key: `L${q.projectPk}\u0000${JSON.stringify(filter)}\u0000${JSON.stringify(q.sort)}`, projectPk: q.projectPk, filter, filterCols, sortCols };
+    return { key: `L${q.projectPk}\u0000${JSON.stringify(filter)}\u0000${JSON.stringify(q.sort)}`, ...shapeColumns(q.projectPk, filter, filterCols), sortCols };
   }
 
   /**
    * Deep pages of a filter + sort: walking the sort index checks the filter row by row, about
-   * (offset / share of matching rows) rows; scanning the filter column and sorting its matches
+   * (rows skipped / share of matching rows) rows; scanning the filter column and sorting its matches
    * costs about the project's rows plus the matches. Take the cheaper one.
    */
-  private filterFirst(q: RowPageQuery, filter: FilterNode | null, filterCols: number[], total: number, rows: number): boolean {
+  private filterFirst(q: RowPageQuery, filter: FilterNode | null, filterCols: number[], skip: number, total: number, rows: number): boolean {
     if (!filter || q.sort.length === 0 || filterCols.some((c) => q.sort.some((s) => s.colNo === c)) || total === 0) return false;
-    const walked = ((q.offset + q.limit) * rows) / total;
+    const walked = ((skip + q.limit) * rows) / total;
     return walked > rows / 2 + total;
   }
 
@@ -187,6 +188,10 @@ export class RowListing {
     const r = await sql<{ n: number }>`SELECT COUNT(*) AS n ${from} AND ${sql.ref(`${d}.seq`)} IN (${sql.join(seqs)}) ${lock ? sql`FOR UPDATE` : sql``}`.execute(trx);
     return Number(r.rows[0]?.n ?? 0);
   }
+}
+
+function shapeColumns(projectPk: number, filter: FilterNode | null, filterCols: number[]) {
+  return { projectPk, filter, filterCols, valueCols: [...filterColumns(filter, 'value')], statusCols: [...filterColumns(filter, 'status')] };
 }
 
 function seekKey(r: Record<string, unknown>, sort: SortSpec[]): SeekKey {

@@ -111,7 +111,7 @@ export class SqlRowRepo implements RowRepo {
         keyValues.push({ project_pk: projectPk, col_no: c.no, seq: seqs[i] as number, ...cellKey(cell?.v ?? null, status) });
       }
     });
-    const ticket = this.memory.beginWrite(projectPk, () => true);
+    const ticket = this.memory.beginWrite(projectPk, { kind: 'insert', firstSeq: first });
     await this.db.transaction().execute(async (trx) => {
       for (const part of chunks(rowValues, ROW_CHUNK)) await trx.insertInto('project_rows').values(part).execute();
       for (const part of chunks(keyValues, KEY_CHUNK)) await trx.insertInto('cell_keys').values(part).execute();
@@ -119,7 +119,7 @@ export class SqlRowRepo implements RowRepo {
       await this.bumpCount(trx, projectPk, rows.length);
       if (builderState) await trx.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
     });
-    this.memory.endWrite(ticket, { kind: 'insert', firstSeq: first });
+    this.memory.endWrite(ticket);
     return seqs;
   }
 
@@ -217,7 +217,7 @@ export class SqlRowRepo implements RowRepo {
   async softDelete(projectPk: number, seqs: number[]): Promise<number> {
     if (seqs.length === 0) return 0;
     const colNos = (await this.db.selectFrom('project_columns').select('col_no').where('project_pk', '=', projectPk).execute()).map((c) => Number(c.col_no));
-    const ticket = this.memory.beginWrite(projectPk, () => true);
+    const ticket = this.memory.beginWrite(projectPk, { kind: 'delete' });
     const deleted = await this.db.transaction().execute(async (trx) => {
       let deleted = 0;
       for (const part of chunks(seqs, IN_CHUNK)) {
@@ -238,12 +238,12 @@ export class SqlRowRepo implements RowRepo {
       if (deleted) await this.bumpCount(trx, projectPk, -deleted);
       return deleted;
     });
-    if (deleted) this.memory.endWrite(ticket, { kind: 'delete' });
+    if (deleted) this.memory.endWrite(ticket);
     return deleted;
   }
 
   async moveStatus(projectPk: number, colNo: number, from: CellStatus[], to: CellStatus, seqs?: number[]): Promise<number[]> {
-    const ticket = this.memory.beginWrite(projectPk, (cols) => cols.includes(colNo));
+    const ticket = this.memory.beginWrite(projectPk, { kind: 'cells', colNo, valuesToo: false });
     const moved = await this.db.transaction().execute(async (trx) => {
       const moved: number[] = [];
       const parts = seqs ? chunks(seqs, IN_CHUNK) : [undefined];
@@ -268,13 +268,13 @@ export class SqlRowRepo implements RowRepo {
       if (moved.length) await this.bumpCount(trx, projectPk, 0);
       return moved;
     });
-    if (moved.length) this.memory.endWrite(ticket, { kind: 'cells', colNo });
+    if (moved.length) this.memory.endWrite(ticket);
     return moved;
   }
 
   async writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[]): Promise<void> {
     if (cells.length === 0) return;
-    const ticket = this.memory.beginWrite(projectPk, (cols) => cols.includes(colNo));
+    const ticket = this.memory.beginWrite(projectPk, { kind: 'cells', colNo, valuesToo: true });
     await this.db.transaction().execute(async (trx) => {
       for (const part of chunks(cells, IN_CHUNK)) {
         // Rows deleted meanwhile have no key any more: lock the keys that exist, write only those.
@@ -310,7 +310,7 @@ export class SqlRowRepo implements RowRepo {
       }
       await this.bumpCount(trx, projectPk, 0); // values changed: listings remembered elsewhere are stale
     });
-    this.memory.endWrite(ticket, { kind: 'cells', colNo });
+    this.memory.endWrite(ticket);
   }
 
 }

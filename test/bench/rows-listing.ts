@@ -1,8 +1,10 @@
+import { sql } from 'kysely';
 import type { Column, Project } from '../../core/model.ts';
 import type { Backend } from './backends.ts';
 import { barePage, explainPage, statementText } from './rows-bare-sql.ts';
 import { type BenchCase, DEEP_PAGE, httpQuery, PAGE_SIZE, pageQuery } from './rows-cases.ts';
 import { getRows } from './http-client.ts';
+import { companyCells } from './rows-dataset.ts';
 import { type Latency, type LatencyBudget, latency } from './measure.ts';
 
 /** Latency of one row listing (case × page) at three layers, checked against each other first. */
@@ -21,30 +23,39 @@ export interface CaseResult {
   inProcess: Latency | null;
   /** GET /projects/{id}/rows over HTTP, body read and parsed (a filtered total is reused from the previous call). */
   http: Latency;
-  /** The same right after a write to the project, so the filtered total is counted afresh (filtered cases only). */
+  /** The same right after this process inserted a row (remembered totals follow it; anchors may not). */
   httpAfterWrite: Latency | null;
+  /** The same right after another process wrote to the project: nothing remembered is used. */
+  httpAfterOtherWrite: Latency | null;
   statement: string;
   plan: string;
 }
 
-/** The project under test; `touch` is a write that changes no value but ends the reuse of filtered totals. */
+/** The project under test, and two kinds of write to it (see writers). */
 export interface Target {
   project: Project;
   columns: Column[];
   projectRows: number;
-  touch: () => Promise<unknown>;
+  writes: Writes;
 }
 
-/**
- * A write that changes nothing visible: one input cell's status from default to default. The
- * repository still bumps the project's change counter, so the next filtered total is recounted,
- * as after any real insert or enrichment result.
- */
-export async function toucher(b: Backend, project: Project, columns: Column[]): Promise<() => Promise<unknown>> {
-  const row = await b.storage.rows.first(project.pk);
-  const col = columns[0];
-  if (!row || !col) throw new Error('bench project has no rows or columns');
-  return () => b.storage.rows.moveStatus(project.pk, col.no, ['default'], 'default', [row.seq]);
+export interface Writes {
+  /** This process inserts one company row (as POST /rows or a builder page does). */
+  own: () => Promise<unknown>;
+  /** Another process wrote: the project's change counter moves, this process cannot know what changed. */
+  other: () => Promise<unknown>;
+}
+
+/** Own writes insert companies numbered from here on, apart from the seeded and the insert-phase ones. */
+const OWN_WRITE_COMPANIES = 50_000_000;
+
+export function writers(b: Backend, project: Project, columns: Column[]): Writes {
+  let n = OWN_WRITE_COMPANIES;
+  return {
+    own: () => b.storage.rows.insert(project.pk, columns, [companyCells(columns, n++)]),
+    // Exactly what any write of another process does to the sharded counter.
+    other: () => sql`UPDATE project_row_counts SET v = v + 1 WHERE project_pk = ${project.pk} AND shard = 0`.execute(b.storage.database.db),
+  };
 }
 
 export interface Sampling {
@@ -84,7 +95,8 @@ export async function measureCase(
   const sqlLatency = await latency(() => barePage(database, q), samples, warmup, budget);
   const inProcess = sampling.inProcess ? await latency(() => b.storage.rows.page(q), samples, warmup, budget) : null;
   const http = await latency(() => getRows(b, project.id, query), samples, warmup, budget);
-  const httpAfterWrite = c.filterGroups ? await latency(() => getRows(b, project.id, query), samples, warmup, budget, target.touch) : null;
+  const httpAfterWrite = await latency(() => getRows(b, project.id, query), samples, warmup, budget, target.writes.own);
+  const httpAfterOtherWrite = await latency(() => getRows(b, project.id, query), samples, warmup, budget, target.writes.other);
   return {
     case: c.key,
     label: c.label,
@@ -97,6 +109,7 @@ export async function measureCase(
     inProcess,
     http,
     httpAfterWrite,
+    httpAfterOtherWrite,
     statement: statementText(database, q),
     plan: await explainPage(database, q),
   };

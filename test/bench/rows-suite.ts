@@ -4,7 +4,7 @@ import { type BenchCase, benchCases } from './rows-cases.ts';
 import { companyBody, companyCells } from './rows-dataset.ts';
 import { growByCopy } from './rows-grow.ts';
 import { postRow } from './http-client.ts';
-import { type CaseResult, measureCase, measureListing, step, toucher } from './rows-listing.ts';
+import { type CaseResult, measureCase, measureListing, step, writers } from './rows-listing.ts';
 import { type Throughput, throughput } from './measure.ts';
 import { createBenchProject, type SeedResult, seedRows } from './seed.ts';
 
@@ -64,8 +64,8 @@ export async function runDialect(b: Backend, s: Settings): Promise<DialectResult
   await analyze(b);
   step(`${b.dialect}: seeded in ${seed.seconds.toFixed(1)} s (${Math.round(seed.rowsPerSecond)} rows/s)`);
 
-  const touch = await toucher(b, project, columns);
-  const target = { project, columns, projectRows: s.rows, touch };
+  const writes = writers(b, project, columns);
+  const target = { project, columns, projectRows: s.rows, writes };
   const sampling = { samples: s.samples, warmup: s.warmup, budget: { budgetMs: s.budgetSeconds * 1000, minSamples: 15 }, inProcess: true };
   const results = await measureListing(b, target, cases, sampling, warnings);
 
@@ -94,7 +94,7 @@ export async function runDialect(b: Backend, s: Settings): Promise<DialectResult
       s.bigSeed === 'copy'
         ? await growByCopy(b.storage.database, project.pk, s.bigRows, label)
         : await seedRows(b.storage, project.pk, columns, nextCompany, Math.max(0, s.bigRows - have), { batch: s.bigSeedBatch, concurrency: s.seedConcurrency, label });
-    await touch(); // the copy bypasses the repository: end the reuse of totals counted before it
+    await writes.other(); // the copy bypasses the repository, like another process: nothing remembered is reused
     await analyze(b);
     step(`${b.dialect}: grown in ${bigSeed.seconds.toFixed(1)} s (${Math.round(bigSeed.rowsPerSecond)} rows/s)`);
     const projectRows = await liveRows(b, project.pk);
@@ -103,7 +103,7 @@ export async function runDialect(b: Backend, s: Settings): Promise<DialectResult
     step(`${b.dialect}: ${d.label}, page 1 at ${projectRows.toLocaleString('en-US')} rows`);
     // Bare SQL and HTTP only: at 1M rows every layer can take a minute.
     const bigSampling = { samples: s.bigSamples, warmup: s.bigWarmup, budget: { budgetMs: s.bigBudgetSeconds * 1000, minSamples: 6 }, inProcess: false };
-    big = { seed: bigSeed, cases: [await measureCase(b, { project, columns, projectRows, touch }, d, 1, bigSampling, warnings)] };
+    big = { seed: bigSeed, cases: [await measureCase(b, { project, columns, projectRows, writes }, d, 1, bigSampling, warnings)] };
   }
   return { dialect: b.dialect, where: b.where, seed, cases: results, inserts, insertsInProcess, big, warnings };
 }
