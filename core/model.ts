@@ -51,6 +51,8 @@ export interface Project {
   executionLog: ExecutionLogEntry[];
   /** The project's saved filter_groups (same schema as the rows endpoint). */
   savedFilters: unknown[];
+  /** Advances whenever the project's columns change (it is the next column number): keys the columns cache. */
+  columnsVersion: number;
   createdAt: number;
   updatedAt: number;
 }

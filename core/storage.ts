@@ -59,6 +59,8 @@ export interface ProjectRepo {
   /** Live projects of a workspace (plan quota). */
   countLive(workspaceId: string): Promise<number>;
   columns(projectPk: number): Promise<Column[]>;
+  /** The columns of a project just read (remembered per process while its columnsVersion stands). */
+  columnsOf(project: Project): Promise<Column[]>;
   /** Adds a column (422 when the name is taken); existing rows get its empty cell. */
   addColumn(projectPk: number, column: NewColumn): Promise<Column>;
   setSavedFilters(pk: number, filterGroups: unknown[]): Promise<void>;

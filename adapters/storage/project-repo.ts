@@ -24,6 +24,7 @@ function toProject(r: Selectable<ProjectTable>): Project {
     savedFilters: (json(r.saved_filters) as unknown[] | null) ?? [],
     builderCheckpoint: json(r.builder_checkpoint) as BuilderCheckpoint | null,
     executionLog: (json(r.execution_log) as ExecutionLogEntry[] | null) ?? [],
+    columnsVersion: Number(r.next_col_no),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -64,7 +65,12 @@ function columnRecord(projectPk: number, colNo: number, c: NewColumn, position: 
   };
 }
 
+/** Projects whose column lists are remembered per process (oldest forgotten first). */
+const COLUMN_CACHE_PROJECTS = 5_000;
+
 export class SqlProjectRepo implements ProjectRepo {
+  private readonly columnCache = new Map<number, { version: number; columns: Column[] }>();
+
   constructor(private readonly database: Database) {}
 
   private get db() {
@@ -150,6 +156,23 @@ export class SqlProjectRepo implements ProjectRepo {
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     return Number(r?.n ?? 0);
+  }
+
+  /**
+   * The columns of a project just read: from memory when they were read at the same
+   * `columnsVersion`. Columns are only ever added, and adding one advances the version, so a
+   * remembered list is exact (any future change to columns must advance it too).
+   */
+  async columnsOf(project: Project): Promise<Column[]> {
+    const known = this.columnCache.get(project.pk);
+    if (known && known.version === project.columnsVersion) return [...known.columns];
+    const columns = await this.columns(project.pk);
+    // Read after the project: a column added meanwhile shows up here, and then under a newer version too.
+    const version = columns.reduce((m, c) => Math.max(m, c.no), 0) + 1 === project.columnsVersion ? project.columnsVersion : -1;
+    this.columnCache.delete(project.pk);
+    this.columnCache.set(project.pk, { version, columns: columns.map((c) => Object.freeze(c)) });
+    if (this.columnCache.size > COLUMN_CACHE_PROJECTS) this.columnCache.delete(this.columnCache.keys().next().value as number);
+    return columns;
   }
 
   async columns(projectPk: number): Promise<Column[]> {

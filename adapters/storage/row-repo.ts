@@ -4,6 +4,7 @@ import { cellKey } from '../../core/rows/cell-keys.ts';
 import type { BuilderRunState, RowPageQuery, RowRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 import { builderStateValues } from './project-repo.ts';
+import { insertMany } from './bulk-insert.ts';
 import { chunks, IN_CHUNK, RowListing } from './row-listing.ts';
 import { SeqAllocator } from './seq-allocator.ts';
 import type { CellKeyTable, Tables } from './tables.ts';
@@ -16,6 +17,8 @@ const KEY_CHUNK = 2_000;
 /** Inserts of at most this many rows may be written together with others (see insert). */
 const COALESCE_MAX_ROWS = 20;
 const COALESCE_MAX_CALLS = 200;
+const ROW_FIELDS = ['project_pk', 'seq', 'cells', 'created_at', 'updated_at', 'deleted_at'] as const;
+const KEY_FIELDS = ['project_pk', 'col_no', 'seq', 'status', 'is_empty', 'num_missing', 'num_key', 'text_key', 'text_full'] as const;
 
 interface InsertLane {
   busy: boolean;
@@ -113,8 +116,8 @@ export class SqlRowRepo implements RowRepo {
     });
     const ticket = this.memory.beginWrite(projectPk, { kind: 'insert', firstSeq: first });
     await this.db.transaction().execute(async (trx) => {
-      for (const part of chunks(rowValues, ROW_CHUNK)) await trx.insertInto('project_rows').values(part).execute();
-      for (const part of chunks(keyValues, KEY_CHUNK)) await trx.insertInto('cell_keys').values(part).execute();
+      for (const part of chunks(rowValues, ROW_CHUNK)) await insertMany(trx, 'project_rows', ROW_FIELDS, part);
+      for (const part of chunks(keyValues, KEY_CHUNK)) await insertMany(trx, 'cell_keys', KEY_FIELDS, part);
       await this.listing.measure(trx, ticket, seqs, 1);
       await this.bumpCount(trx, projectPk, rows.length);
       if (builderState) await trx.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();

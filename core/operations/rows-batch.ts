@@ -36,7 +36,7 @@ export const addRowsOp = defineOperation({
     403: 'An item misses input columns (detail.missing_columns) or names unknown/tool columns (detail.message), detail.row_index says which; or the rows would pass the plan’s rows per project (detail.code quota_exceeded).',
   },
   handler: async ({ kernel, workspace, project, body }) => {
-    const columns = await kernel.storage.projects.columns(project.pk);
+    const columns = await kernel.storage.projects.columnsOf(project);
     // Check every item before writing anything, so a bad item leaves the project untouched.
     const cells = body.rows.map((company, i) => {
       try {

@@ -38,7 +38,7 @@ export function cellsFromCompany(columns: Column[], company: Record<string, unkn
 export const toolColumnNos = (columns: Column[]): number[] => columns.filter((c) => c.type === 'tool').map((c) => c.no);
 
 export async function addRow(kernel: Kernel, workspace: Workspace, project: Project, company: Record<string, unknown>) {
-  const [columns] = await Promise.all([kernel.storage.projects.columns(project.pk), checkRowQuota(kernel, workspace, project.pk, 1)]);
+  const [columns] = await Promise.all([kernel.storage.projects.columnsOf(project), checkRowQuota(kernel, workspace, project.pk, 1)]);
   const cells = cellsFromCompany(columns, company);
   const [seq] = await insertRows(kernel, project.pk, columns, [cells]);
   return { row_id: String(seq), message: 'Row created', error_detail: null };
@@ -49,7 +49,7 @@ export async function listRows(
   project: Project,
   q: { page: number; page_size: number; filter_groups?: string; sort_rules?: string },
 ) {
-  const columns = await kernel.storage.projects.columns(project.pk);
+  const columns = await kernel.storage.projects.columnsOf(project);
   const filter = parseFilterGroups(q.filter_groups, columns);
   const sort = parseSortRules(q.sort_rules, columns);
   const { rows, total } = await kernel.storage.rows.page({
@@ -73,7 +73,7 @@ export async function listRows(
 export async function getRow(kernel: Kernel, project: Project, rowId: string) {
   const notFound = new ServiceError('not_found', `Row ${rowId} not found in this project`);
   if (!/^[1-9]\d{0,15}$/.test(rowId)) throw notFound;
-  const columns = await kernel.storage.projects.columns(project.pk);
+  const columns = await kernel.storage.projects.columnsOf(project);
   const row = await kernel.storage.rows.get(project.pk, Number(rowId), toolColumnNos(columns));
   if (!row) throw notFound;
   return rowView(project.id, columns, row);
