@@ -13,13 +13,21 @@ export interface ApiKeyRecord {
   revokedAt: number | null;
 }
 
+export interface FoundKey {
+  key: ApiKeyRecord;
+  workspace: Workspace;
+  /** Only when a project id was asked for. */
+  project?: Project | null;
+}
+
 export interface WorkspaceRepo {
   create(input: { name: string; plan: string }): Promise<Workspace>;
   get(id: string): Promise<Workspace | undefined>;
   setPlan(id: string, plan: string): Promise<boolean>;
   addKey(input: { workspaceId: string; prefix: string; keyHash: string }): Promise<ApiKeyRecord>;
   /** The key with this hash (revoked or not), and its workspace. */
-  findKey(keyHash: string): Promise<{ key: ApiKeyRecord; workspace: Workspace } | undefined>;
+  /** With `projectId`: also the workspace's live project of that id (`null` when it has none), in the same read. */
+  findKey(keyHash: string, projectId?: string): Promise<FoundKey | undefined>;
   revokeKey(prefix: string): Promise<boolean>;
 }
 

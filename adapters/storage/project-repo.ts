@@ -9,7 +9,7 @@ import type { ColumnTable, ProjectTable } from './tables.ts';
 
 const json = (s: string | null): unknown => (s === null ? null : JSON.parse(s));
 
-function toProject(r: Selectable<ProjectTable>): Project {
+export function toProject(r: Selectable<ProjectTable>): Project {
   return {
     pk: Number(r.pk),
     id: r.id,

@@ -1,10 +1,25 @@
+import type { Selectable } from 'kysely';
 import { newId } from '../../core/ids.ts';
 import type { Workspace } from '../../core/model.ts';
-import type { ApiKeyRecord, WorkspaceRepo } from '../../core/storage.ts';
+import type { ApiKeyRecord, FoundKey, WorkspaceRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
-import type { WorkspaceTable } from './tables.ts';
+import { toProject } from './project-repo.ts';
+import type { ProjectTable, WorkspaceTable } from './tables.ts';
 
 const toWorkspace = (r: WorkspaceTable): Workspace => ({ id: r.id, name: r.name, plan: r.plan, createdAt: Number(r.created_at) });
+
+const toKey = (r: { key_id: string; id: string; prefix: string; key_hash: string; revoked_at: number | null }): ApiKeyRecord => ({
+  id: r.key_id,
+  workspaceId: r.id,
+  prefix: r.prefix,
+  keyHash: r.key_hash,
+  revokedAt: r.revoked_at,
+});
+
+const PROJECT_FIELDS = [
+  'pk', 'id', 'workspace_id', 'creator_id', 'name', 'name_lower', 'builder_id', 'form_data', 'builder_status', 'builder_error',
+  'builder_progress', 'next_col_no', 'saved_filters', 'builder_checkpoint', 'execution_log', 'created_at', 'updated_at', 'deleted_at',
+] as const satisfies readonly (keyof ProjectTable)[];
 
 export class SqlWorkspaceRepo implements WorkspaceRepo {
   constructor(private readonly database: Database) {}
@@ -42,27 +57,25 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
     return { id: row.id, workspaceId: row.workspace_id, prefix: row.prefix, keyHash: row.key_hash, revokedAt: null };
   }
 
-  async findKey(keyHash: string): Promise<{ key: ApiKeyRecord; workspace: Workspace } | undefined> {
-    const r = await this.db
+  async findKey(keyHash: string, projectId?: string): Promise<FoundKey | undefined> {
+    const base = this.db
       .selectFrom('api_keys as k')
       .innerJoin('workspaces as w', 'w.id', 'k.workspace_id')
-      .select([
-        'k.id as key_id',
-        'k.prefix',
-        'k.key_hash',
-        'k.revoked_at',
-        'w.id',
-        'w.name',
-        'w.plan',
-        'w.created_at',
-      ])
-      .where('k.key_hash', '=', keyHash)
+      .select(['k.id as key_id', 'k.prefix', 'k.key_hash', 'k.revoked_at', 'w.id', 'w.name', 'w.plan', 'w.created_at'])
+      .where('k.key_hash', '=', keyHash);
+    if (projectId === undefined) {
+      const r = await base.executeTakeFirst();
+      return r && { key: toKey(r), workspace: toWorkspace(r) };
+    }
+    // The workspace's live project of that id, in the same read (one round trip per project request).
+    const r = await base
+      .leftJoin('projects as p', (j) => j.onRef('p.workspace_id', '=', 'w.id').on('p.id', '=', projectId).on('p.deleted_at', 'is', null))
+      .select(PROJECT_FIELDS.map((f) => `p.${f} as p_${f}` as const))
       .executeTakeFirst();
     if (!r) return undefined;
-    return {
-      key: { id: r.key_id, workspaceId: r.id, prefix: r.prefix, keyHash: r.key_hash, revokedAt: r.revoked_at },
-      workspace: toWorkspace(r),
-    };
+    const fields = r as unknown as Record<string, unknown>;
+    const project = fields.p_pk === null ? null : toProject(Object.fromEntries(PROJECT_FIELDS.map((f) => [f, fields[`p_${f}`]])) as Selectable<ProjectTable>);
+    return { key: toKey(r), workspace: toWorkspace(r), project };
   }
 
   async revokeKey(prefix: string): Promise<boolean> {

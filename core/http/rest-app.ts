@@ -7,7 +7,7 @@ import type { Kernel } from '../kernel.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 import { runOperation } from '../operations/run-operation.ts';
 import { admitCall } from '../services/admission.ts';
-import { authenticate, hashApiKey } from '../services/api-keys.ts';
+import { authenticateFor, hashApiKey } from '../services/api-keys.ts';
 import { errorResponse } from './error-response.ts';
 import { renderMetrics } from '../metrics/prometheus.ts';
 import { openapiOperation } from './openapi.ts';
@@ -88,7 +88,8 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
             throw new ServiceError('payload_too_large', `The body is ${length} bytes; the limit is ${maxBodyBytes} (MAX_BODY_BYTES)`);
           }
           const apiKey = request.headers.get('service-api-key');
-          const workspace = await authenticate(kernel.storage.workspaces, apiKey);
+          const projectId = op.project ? (params as Record<string, string>).project_id : undefined;
+          const { workspace, project } = await authenticateFor(kernel.storage.workspaces, apiKey, projectId);
           await admitCall(kernel, workspace, `key:${hashApiKey(apiKey ?? '').slice(0, 16)}`);
           const url = new URL(request.url);
           const body = op.body ? await readJson(request, op, maxBodyBytes) : () => undefined;
@@ -98,6 +99,7 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
             query: Object.fromEntries(url.searchParams),
             body,
             idempotencyKey: request.headers.get('idempotency-key') ?? undefined,
+            project,
           });
           return Response.json(result, { status: op.successStatus ?? 200 });
         } catch (e) {

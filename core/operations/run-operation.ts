@@ -15,6 +15,8 @@ export interface RawCall {
   body: () => unknown;
   /** Idempotency-Key (REST header) or idempotency_key (MCP argument), honoured on POST operations. */
   idempotencyKey?: string;
+  /** The caller's project, when the door read it with the key (`null`: no such project in the workspace). */
+  project?: Project | null;
 }
 
 function invalid(op: AnyOperation, what: string, errors: { path: string; message: string }[]): ServiceError {
@@ -63,7 +65,7 @@ async function runChecked(kernel: Kernel, op: AnyOperation, call: RawCall): Prom
   let project: Project | undefined;
   if (op.project) {
     const id = call.params.project_id ?? '';
-    project = await kernel.storage.projects.get(call.workspace.id, id);
+    project = call.project === undefined ? await kernel.storage.projects.get(call.workspace.id, id) : (call.project ?? undefined);
     if (!project) throw new ServiceError('not_found', `Project ${id} not found (or not in this workspace)`);
   }
   if (op.owned) await op.owned({ kernel, workspace: call.workspace, params: call.params });

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../errors.ts';
-import type { Workspace } from '../model.ts';
+import type { Project, Workspace } from '../model.ts';
 import { planRules } from '../plans.ts';
 import type { WorkspaceRepo } from '../storage.ts';
 
@@ -37,12 +37,20 @@ export async function issueApiKey(repo: WorkspaceRepo, workspaceId: string, key?
  * 403 when the workspace's plan has no API access.
  */
 export async function authenticate(repo: WorkspaceRepo, header: string | null | undefined): Promise<Workspace> {
+  return (await authenticateFor(repo, header)).workspace;
+}
+
+/**
+ * authenticate, and for a project route the caller's project of that id in the same read
+ * (`project: null` when the workspace has no such live project).
+ */
+export async function authenticateFor(repo: WorkspaceRepo, header: string | null | undefined, projectId?: string): Promise<{ workspace: Workspace; project?: Project | null }> {
   const key = header?.trim();
   if (!key) {
     throw new ServiceError('unauthorized', 'Missing API key: send it in the service-api-key header');
   }
   const hash = hashApiKey(key);
-  const found = await repo.findKey(hash);
+  const found = await repo.findKey(hash, projectId);
   if (!found || found.key.revokedAt !== null || !timingSafeEqual(Buffer.from(found.key.keyHash), Buffer.from(hash))) {
     throw new ServiceError('unauthorized', 'Unknown or revoked API key: check the service-api-key header or create a new key');
   }
@@ -52,5 +60,5 @@ export async function authenticate(repo: WorkspaceRepo, header: string | null | 
       `The workspace's plan "${found.workspace.plan}" has no API access; upgrade it (bun run admin plan:set --workspace ${found.workspace.id} --plan pro)`,
     );
   }
-  return found.workspace;
+  return { workspace: found.workspace, project: found.project };
 }
