@@ -4,6 +4,7 @@ import type { FilterNode, SortSpec } from '../../core/rows/filter-parse.ts';
 import type { RowPageQuery } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 import { type Entry, type ListingShape, ListingMemory, type SeekKey, type WriteTicket } from './listing-memory.ts';
+import { reusableQuery } from './compiled-queries.ts';
 import { afterSql, filterColumns, filterSql, sortKeyTerms, sortSql } from './row-filter-sql.ts';
 import type { Tables } from './tables.ts';
 
@@ -35,11 +36,20 @@ interface Plan {
  */
 export class RowListing {
   readonly memory = new ListingMemory();
+  /** Read for every page: compiled once. */
+  private readonly counts;
 
   constructor(
     private readonly database: Database,
     private readonly readRows: (projectPk: number, seqs: number[], toolCols: number[]) => Promise<StoredRow[]>,
-  ) {}
+  ) {
+    this.counts = reusableQuery(database.db, ['pk'], (v) =>
+      database.db
+        .selectFrom('project_row_counts')
+        .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'), eb.fn.coalesce(eb.fn.sum<number>('v'), eb.lit(0)).as('v')])
+        .where('project_pk', '=', v('pk')),
+    );
+  }
 
   private get db() {
     return this.database.db;
@@ -109,13 +119,11 @@ export class RowListing {
 
   /** The live row count and change counter of a project, in one read. */
   async countAndVersion(projectPk: number): Promise<{ rows: number; version: number }> {
-    const r = await this.db
-      .selectFrom('project_row_counts')
-      .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'), eb.fn.coalesce(eb.fn.sum<number>('v'), eb.lit(0)).as('v')])
-      .where('project_pk', '=', projectPk)
-      .executeTakeFirst();
+    const [r] = await this.counts.run(this.db, { pk: projectPk });
     return { rows: Number(r?.n ?? 0), version: Number(r?.v ?? 0) };
   }
+
+
 
   /**
    * The page's seqs (and, for anchors, each one's sort keys): `skip` rows after `after` (or from the

@@ -4,7 +4,7 @@ import { cellKey } from '../../core/rows/cell-keys.ts';
 import type { BuilderRunState, RowPageQuery, RowRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 import { builderStateValues } from './project-repo.ts';
-import { insertMany } from './bulk-insert.ts';
+import { insertMany, type ReusableQuery, reusableQuery } from './compiled-queries.ts';
 import { chunks, IN_CHUNK, RowListing } from './row-listing.ts';
 import { SeqAllocator } from './seq-allocator.ts';
 import type { CellKeyTable, Tables } from './tables.ts';
@@ -38,9 +38,11 @@ export class SqlRowRepo implements RowRepo {
   /** Small inserts waiting to be written together, per project and column set. */
   private readonly lanes = new Map<string, InsertLane>();
   private readonly listing: RowListing;
+  private readonly bump: ReusableQuery<unknown>;
 
   constructor(private readonly database: Database) {
     this.seqs = new SeqAllocator(database);
+    this.bump = this.bumpQuery();
     this.listing = new RowListing(database, (projectPk, seqs, toolCols) => this.getMany(projectPk, seqs, toolCols));
   }
 
@@ -128,10 +130,17 @@ export class SqlRowRepo implements RowRepo {
 
   /** Adds `delta` rows to the project's count and bumps its change counter, on a random shard. */
   private async bumpCount(trx: Kysely<Tables>, projectPk: number, delta: number): Promise<void> {
-    const shard = Math.floor(Math.random() * COUNT_SHARDS);
-    const q = trx.insertInto('project_row_counts').values({ project_pk: projectPk, shard, n: delta, v: 1 });
-    if (this.mysql) await q.onDuplicateKeyUpdate({ n: sql`n + ${delta}`, v: sql`v + 1` }).execute();
-    else await q.onConflict((oc) => oc.columns(['project_pk', 'shard']).doUpdateSet({ n: sql`n + ${delta}`, v: sql`v + 1` })).execute();
+    await this.bump.run(trx, { pk: projectPk, shard: Math.floor(Math.random() * COUNT_SHARDS), delta });
+  }
+
+  /** The counter upsert, compiled once: it runs in every write. */
+  private bumpQuery() {
+    return reusableQuery(this.database.db, ['pk', 'shard', 'delta'], (v) => {
+      const q = this.db.insertInto('project_row_counts').values({ project_pk: v('pk'), shard: v('shard'), n: v('delta'), v: 1 });
+      const n = sql<number>`n + ${v('delta')}`;
+      if (this.mysql) return q.onDuplicateKeyUpdate({ n, v: sql`v + 1` });
+      return q.onConflict((oc) => oc.columns(['project_pk', 'shard']).doUpdateSet({ n, v: sql`v + 1` }));
+    });
   }
 
   async counts(projectPks: number[]): Promise<Map<number, number>> {

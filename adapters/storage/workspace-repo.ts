@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import { newId } from '../../core/ids.ts';
 import type { Workspace } from '../../core/model.ts';
 import type { ApiKeyRecord, FoundKey, WorkspaceRepo } from '../../core/storage.ts';
+import { type ReusableQuery, reusableQuery } from './compiled-queries.ts';
 import type { Database } from './database.ts';
 import { toProject } from './project-repo.ts';
 import type { ProjectTable, WorkspaceTable } from './tables.ts';
@@ -16,13 +17,22 @@ const toKey = (r: { key_id: string; id: string; prefix: string; key_hash: string
   revokedAt: r.revoked_at,
 });
 
+type RowOf<Q extends { execute(): Promise<unknown[]> }> = Awaited<ReturnType<Q['execute']>>[number];
+
 const PROJECT_FIELDS = [
   'pk', 'id', 'workspace_id', 'creator_id', 'name', 'name_lower', 'builder_id', 'form_data', 'builder_status', 'builder_error',
   'builder_progress', 'next_col_no', 'saved_filters', 'builder_checkpoint', 'execution_log', 'created_at', 'updated_at', 'deleted_at',
 ] as const satisfies readonly (keyof ProjectTable)[];
 
 export class SqlWorkspaceRepo implements WorkspaceRepo {
-  constructor(private readonly database: Database) {}
+  /** Every request runs one of these: compiled once (see reusableQuery). */
+  private readonly keyOnly: ReusableQuery<RowOf<ReturnType<SqlWorkspaceRepo['keyQuery']>>>;
+  private readonly keyAndProject: ReusableQuery<RowOf<ReturnType<SqlWorkspaceRepo['keyAndProjectQuery']>>>;
+
+  constructor(private readonly database: Database) {
+    this.keyOnly = reusableQuery(database.db, ['hash'], (v) => this.keyQuery(v('hash')));
+    this.keyAndProject = reusableQuery(database.db, ['hash', 'project'], (v) => this.keyAndProjectQuery(v('hash'), v('project')));
+  }
 
   private get db() {
     return this.database.db;
@@ -57,21 +67,27 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
     return { id: row.id, workspaceId: row.workspace_id, prefix: row.prefix, keyHash: row.key_hash, revokedAt: null };
   }
 
-  async findKey(keyHash: string, projectId?: string): Promise<FoundKey | undefined> {
-    const base = this.db
+  private keyQuery(hash: string) {
+    return this.db
       .selectFrom('api_keys as k')
       .innerJoin('workspaces as w', 'w.id', 'k.workspace_id')
       .select(['k.id as key_id', 'k.prefix', 'k.key_hash', 'k.revoked_at', 'w.id', 'w.name', 'w.plan', 'w.created_at'])
-      .where('k.key_hash', '=', keyHash);
+      .where('k.key_hash', '=', hash);
+  }
+
+  private keyAndProjectQuery(hash: string, projectId: string) {
+    // The workspace's live project of that id, in the same read (one round trip per project request).
+    return this.keyQuery(hash)
+      .leftJoin('projects as p', (j) => j.onRef('p.workspace_id', '=', 'w.id').on('p.id', '=', projectId).on('p.deleted_at', 'is', null))
+      .select(PROJECT_FIELDS.map((f) => `p.${f} as p_${f}` as const));
+  }
+
+  async findKey(keyHash: string, projectId?: string): Promise<FoundKey | undefined> {
     if (projectId === undefined) {
-      const r = await base.executeTakeFirst();
+      const [r] = await this.keyOnly.run(this.db, { hash: keyHash });
       return r && { key: toKey(r), workspace: toWorkspace(r) };
     }
-    // The workspace's live project of that id, in the same read (one round trip per project request).
-    const r = await base
-      .leftJoin('projects as p', (j) => j.onRef('p.workspace_id', '=', 'w.id').on('p.id', '=', projectId).on('p.deleted_at', 'is', null))
-      .select(PROJECT_FIELDS.map((f) => `p.${f} as p_${f}` as const))
-      .executeTakeFirst();
+    const [r] = await this.keyAndProject.run(this.db, { hash: keyHash, project: projectId });
     if (!r) return undefined;
     const fields = r as unknown as Record<string, unknown>;
     const project = fields.p_pk === null ? null : toProject(Object.fromEntries(PROJECT_FIELDS.map((f) => [f, fields[`p_${f}`]])) as Selectable<ProjectTable>);
