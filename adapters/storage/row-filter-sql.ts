@@ -196,5 +196,14 @@ export function afterSql(specs: SortSpec[], alias: Alias, seq: RawBuilder<unknow
     const onKey = key === null ? rest : sql<boolean>`(${keyCol} ${beyond} ${key} OR (${keyCol} = ${key} AND ${rest}))`;
     rest = sql<boolean>`(${flagCol} > ${flag} OR (${flagCol} = ${flag} AND ${onKey}))`;
   }
-  return rest;
+  // The same bound on the leading index columns as a row value: SQLite turns only this into an
+  // index range (the nested form alone makes it scan from the start); MariaDB ignores it.
+  const first = specs[0];
+  const [flag, key] = at.keys[0] ?? [1, null];
+  if (!first) return rest;
+  const a = alias(first.colNo);
+  const flagCol = col(a, first.numeric ? 'num_missing' : 'is_empty');
+  const keyCol = col(a, first.numeric ? 'num_key' : 'text_key');
+  const bound = first.desc || key === null ? sql<boolean>`${flagCol} >= ${flag}` : sql<boolean>`(${flagCol}, ${keyCol}) >= (${flag}, ${key})`;
+  return sql<boolean>`(${bound} AND ${rest})`;
 }
