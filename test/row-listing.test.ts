@@ -28,6 +28,8 @@ function cellsOf(cols: Record<string, Column>, i: number): Record<number, Cell> 
 
 describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
   let storage: SqlStorage;
+  let url: string;
+  let workspaceId: string;
   let projectPk: number;
   let columns: Column[];
   const col: Record<string, Column> = {};
@@ -35,8 +37,10 @@ describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
   const cold = () => new SqlRowRepo(storage.database);
 
   beforeAll(async () => {
-    storage = await openStorage(await freshDatabaseUrl(dialect));
+    url = await freshDatabaseUrl(dialect);
+    storage = await openStorage(url);
     const ws = await storage.workspaces.create({ name: 'w', plan: 'pro' });
+    workspaceId = ws.id;
     const project = await storage.projects.create({
       workspaceId: ws.id,
       creatorId: 't',
@@ -175,6 +179,23 @@ describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
     await other.insert(projectPk, columns, [cellsOf(col, 11), cellsOf(col, 21)]);
     await other.softDelete(projectPk, some.slice(5, 9));
     await check('after writes by another process');
+  });
+
+  test("a project's columns are remembered until a column is added, by this process or another", async () => {
+    const project = await storage.projects.getByPk(projectPk);
+    const before = await storage.projects.columnsOf(project!);
+    expect(before.map((c) => c.name)).toEqual(['Name', 'Score', 'Tag', 'Result']);
+    const other = await openStorage(url, { migrate: false });
+    try {
+      await other.projects.addColumn(projectPk, { name: 'Added elsewhere', type: 'input' });
+    } finally {
+      await other.close();
+    }
+    // The project as read now carries a newer columnsVersion: the new column shows at once.
+    const reread = await storage.projects.get(workspaceId, project!.id);
+    expect(reread!.columnsVersion).toBe(project!.columnsVersion + 1);
+    expect((await storage.projects.columnsOf(reread!)).map((c) => c.name)).toEqual(['Name', 'Score', 'Tag', 'Result', 'Added elsewhere']);
+    columns = await storage.projects.columns(projectPk);
   });
 
   test('concurrent own writes and reads end with the exact totals', async () => {
