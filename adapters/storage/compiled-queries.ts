@@ -1,11 +1,20 @@
 import { type CompiledQuery, createQueryId, type Kysely, RawNode } from 'kysely';
 
+/** Under MariaDB's in_predicate_conversion_threshold (1,000), past which IN lists turn into a scanned subquery. */
+export const IN_CHUNK = 800;
+
+export function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
 /**
  * A multi-row INSERT written by hand. Kysely's builder makes (and freezes) an operation node per
  * value, which was most of the CPU of small, frequent inserts (32 concurrent single-row POSTs
  * coalesce into one insert of 32 rows × every column). Same `?` placeholders on both dialects.
  */
-export async function insertMany<T extends object>(db: Kysely<never> | Kysely<any>, table: string, columns: readonly (keyof T & string)[], rows: T[]): Promise<void> {
+export async function insertMany<T extends object>(db: Kysely<any>, table: string, columns: readonly (keyof T & string)[], rows: T[]): Promise<void> {
   if (rows.length === 0) return;
   const tuple = `(${columns.map(() => '?').join(', ')})`;
   const params: unknown[] = [];

@@ -4,20 +4,12 @@ import type { FilterNode, SortSpec } from '../../core/rows/filter-parse.ts';
 import type { RowPageQuery } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 import { type Entry, type ListingShape, ListingMemory, type SeekKey, type WriteTicket } from './listing-memory.ts';
-import { reusableQuery } from './compiled-queries.ts';
+import { chunks, IN_CHUNK, reusableQuery } from './compiled-queries.ts';
 import { afterSql, filterColumns, filterSql, sortKeyTerms, sortSql } from './row-filter-sql.ts';
 import type { Tables } from './tables.ts';
 
 /** From this offset on, a page starts from the nearest remembered anchor (below it, OFFSET is cheap anyway). */
 const SEEK_FROM = 1_000;
-/** Under MariaDB's in_predicate_conversion_threshold (1,000), past which IN lists turn into a scanned subquery. */
-export const IN_CHUNK = 800;
-
-export function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 interface Plan {
   q: RowPageQuery;
@@ -77,8 +69,12 @@ export class RowListing {
     let total = counts.rows;
     if (filter) {
       const shape = this.totalShape(q.projectPk, filter, filterCols);
-      total = this.memory.valid(shape.key, counts.version)?.total ?? (await this.countMatches(q.projectPk, filter, filterCols));
-      this.memory.rememberTotal(shape, counts.version, total);
+      const known = this.memory.valid(shape.key, counts.version)?.total;
+      if (known !== undefined) total = known;
+      else {
+        total = await this.countMatches(q.projectPk, filter, filterCols);
+        this.memory.rememberTotal(shape, counts.version, total);
+      }
     }
     // A page past the end costs nothing more.
     if (q.offset >= total) return { rows: [], total };
@@ -172,9 +168,9 @@ export class RowListing {
   }
 
   /** How many rows match a filter, counted over the filter's columns only. */
-  private async countMatches(projectPk: number, filter: FilterNode, filterCols: number[], db: Kysely<Tables> = this.db): Promise<number> {
+  private async countMatches(projectPk: number, filter: FilterNode, filterCols: number[]): Promise<number> {
     const { from } = this.keyedFrom(projectPk, filterCols, filter);
-    return Number((await sql<{ total: number }>`SELECT COUNT(*) AS total ${from}`.execute(db)).rows[0]?.total ?? 0);
+    return Number((await sql<{ total: number }>`SELECT COUNT(*) AS total ${from}`.execute(this.db)).rows[0]?.total ?? 0);
   }
 
   /**

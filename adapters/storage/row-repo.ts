@@ -4,8 +4,8 @@ import { cellKey } from '../../core/rows/cell-keys.ts';
 import type { BuilderRunState, RowPageQuery, RowRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 import { builderStateValues } from './project-repo.ts';
-import { insertMany, type ReusableQuery, reusableQuery } from './compiled-queries.ts';
-import { chunks, IN_CHUNK, RowListing } from './row-listing.ts';
+import { chunks, IN_CHUNK, insertMany, type ReusableQuery, reusableQuery } from './compiled-queries.ts';
+import { RowListing } from './row-listing.ts';
 import { SeqAllocator } from './seq-allocator.ts';
 import type { CellKeyTable, Tables } from './tables.ts';
 

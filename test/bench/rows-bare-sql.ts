@@ -5,11 +5,12 @@ import type { FilterNode } from '../../core/rows/filter-parse.ts';
 import type { RowPageQuery } from '../../core/storage.ts';
 
 /**
- * The SQL statements `SqlRowRepo.page` runs (adapters/storage/row-repo.ts, as of f29a010), rebuilt
- * with Kysely `sql` so they can be timed bare and EXPLAINed: the page's seqs and the total in
- * parallel, then the page's rows. Bare means uncached: the filtered total is counted every time
- * (the repository reuses it until the project changes). The bench checks that this replica
- * returns the same page and total as the repository and warns when they drift apart.
+ * The SQL statements `SqlRowRepo.page` runs when it remembers nothing (adapters/storage/row-listing.ts),
+ * rebuilt with Kysely `sql` so they can be timed bare and EXPLAINed: the page's seqs and the total,
+ * then the page's rows. Bare means uncached: the filtered total is counted and OFFSET rows skipped
+ * every time (the repository remembers totals and deep-page anchors while the project is unchanged).
+ * The bench checks that this replica returns the same page and total as the repository and warns
+ * when they drift apart.
  */
 
 export interface PageStatements {
