@@ -31,6 +31,10 @@ export interface Config {
   mcpResourceUrl: string | undefined;
   /** Plans by name (defaults, plus PLANS_JSON). */
   plans: Record<string, PlanRules>;
+  /** Size bounds of stored data and of answers (MAX_CELL_BYTES, MAX_ROW_BYTES, MAX_PAGE_BYTES). */
+  limits: { cellBytes: number; rowBytes: number; pageBytes: number };
+  /** The sandbox of tenant JSONata (FORMULA_TIMEOUT_MS, EXPRESSION_MAX_MEMORY_MB, EXPRESSION_WORKERS). */
+  expressions: { timeoutMs: number; maxMemoryMb: number; workers: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -107,5 +111,15 @@ export function loadConfig(env: Env = process.env): Config {
     oauthJwksUrl: env.OAUTH_JWKS_URL || undefined,
     mcpResourceUrl: env.MCP_RESOURCE_URL || undefined,
     plans: parsePlans(env.PLANS_JSON),
+    limits: {
+      cellBytes: int(env, 'MAX_CELL_BYTES', 262_144, 1024),
+      rowBytes: int(env, 'MAX_ROW_BYTES', 1_048_576, 1024),
+      pageBytes: int(env, 'MAX_PAGE_BYTES', 16 * 1_048_576, 65_536),
+    },
+    expressions: {
+      timeoutMs: int(env, 'FORMULA_TIMEOUT_MS', 1000, 10),
+      maxMemoryMb: int(env, 'EXPRESSION_MAX_MEMORY_MB', 256, 16),
+      workers: int(env, 'EXPRESSION_WORKERS', 2, 1),
+    },
   };
 }

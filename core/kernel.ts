@@ -1,4 +1,5 @@
 import type { Config } from './config.ts';
+import type { ExpressionPool } from './expressions/expression-pool.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import type { RateLimiter } from './jobs/rate-limiter.ts';
 import type { WorkerStatsBoard } from './metrics/worker-stats.ts';
@@ -15,4 +16,6 @@ export interface Kernel {
   rateLimiter: RateLimiter;
   /** Every worker's queue counters, for /metrics (through Redis when scaled out). */
   statsBoard: WorkerStatsBoard;
+  /** Sandbox threads for tenant JSONata (formulas, run conditions, extracts). */
+  expressions: ExpressionPool;
 }

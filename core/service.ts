@@ -3,6 +3,7 @@ import { openStatsBoard } from '../adapters/metrics/worker-stats-boards.ts';
 import { openRateLimiter } from '../adapters/rate-limit/open-rate-limiter.ts';
 import { openStorage } from '../adapters/storage/sql-storage.ts';
 import type { Config } from './config.ts';
+import { openExpressionPool } from './expressions/expression-pool.ts';
 import { restApp } from './http/rest-app.ts';
 import { BuilderRunPayload, runBuilderJob } from './jobs/run-builder.ts';
 import { EnrichPayloadSchema, runEnrichmentJob } from './jobs/run-enrichment.ts';
@@ -41,7 +42,8 @@ export async function createKernel(config: Config): Promise<Kernel> {
   const prefix = config.queue.prefix ?? 'wfs';
   const rateLimiter = openRateLimiter(config.redisUrl, prefix);
   const statsBoard = openStatsBoard(config.redisUrl, prefix);
-  return { config, storage, plugins, queue, rateLimiter, statsBoard };
+  const expressions = openExpressionPool(config);
+  return { config, storage, plugins, queue, rateLimiter, statsBoard, expressions };
 }
 
 /** BOOTSTRAP_API_KEY: creates (once) a `default` workspace on `pro` holding that key. */
@@ -103,6 +105,7 @@ export async function startService(config: Config, options: { rest?: boolean; mc
       await mcp?.stop();
       stopPublishing();
       await kernel.queue.close();
+      await kernel.expressions.close();
       await kernel.rateLimiter.close();
       await kernel.statsBoard.close();
       await kernel.storage.close();

@@ -21,6 +21,7 @@ async function main(): Promise<void> {
     log.info('worker shutting down', { worker: kernel.queue.workerId, signal });
     stopPublishing();
     await kernel.queue.close();
+    await kernel.expressions.close();
     await kernel.rateLimiter.close();
     await kernel.statsBoard.close();
     await kernel.storage.close();

@@ -1,38 +1,38 @@
 import jsonata from 'jsonata';
 import { validationError } from '../errors.ts';
+import type { Expressions } from '../expressions/expression-pool.ts';
 
-type Compiled = ReturnType<typeof jsonata>;
-const cache = new Map<string, Compiled>();
-
-/** Compiles a JSONata run condition once; a syntax error is a 422 that points at the position. */
-export function compileCondition(expression: string, path = 'run_condition'): Compiled {
-  let compiled = cache.get(expression);
-  if (compiled) return compiled;
+/**
+ * Parses a JSONata run condition to refuse a syntax error with a 422 that points at the position.
+ * Only parsing happens here (bounded by the expression's length); evaluation is sandboxed.
+ */
+export function compileCondition(expression: string, path = 'run_condition'): void {
   try {
-    compiled = jsonata(expression);
+    jsonata(expression);
   } catch (e) {
     const err = e as { message?: string; position?: number };
     throw validationError(`${path} is not a valid JSONata expression: ${err.message}${err.position !== undefined ? ` (at ${err.position})` : ''}`, [
       { path, message: 'is not valid JSONata' },
     ]);
   }
-  if (cache.size > 1000) cache.clear();
-  cache.set(expression, compiled);
-  return compiled;
 }
 
 /**
- * Evaluates a run condition over a row (column name → value). Truthy runs the cell; false, null,
- * empty results or an evaluation error skip it. Example: `Website != null and $contains(Country, "FR")`.
+ * Evaluates a run condition over rows (column name → value), in the expression sandbox. Truthy runs
+ * the cell; false, null, empty results or an evaluation error (one that ran over its bounds too) skip
+ * it. Example: `Website != null and $contains(Country, "FR")`.
  */
-export async function conditionHolds(expression: string, row: Record<string, unknown>): Promise<{ holds: boolean; reason?: string }> {
-  try {
-    const result = await compileCondition(expression).evaluate(row);
-    const holds = Array.isArray(result) ? result.length > 0 : Boolean(result);
+export async function conditionsHold(
+  expressions: Expressions,
+  expression: string,
+  rows: Record<string, unknown>[],
+): Promise<{ holds: boolean; reason?: string }[]> {
+  const outcomes = await expressions.evaluateMany(expression, rows);
+  return outcomes.map((outcome) => {
+    if (!outcome.ok) return { holds: false, reason: `run condition failed: ${outcome.error}` };
+    const holds = Array.isArray(outcome.value) ? outcome.value.length > 0 : Boolean(outcome.value);
     return holds ? { holds } : { holds, reason: `run condition is false: ${expression}` };
-  } catch (e) {
-    return { holds: false, reason: `run condition failed: ${(e as Error).message}` };
-  }
+  });
 }
 
 /**

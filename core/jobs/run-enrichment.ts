@@ -1,10 +1,10 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { conditionHolds } from '../columns/run-condition.ts';
+import { conditionsHold } from '../columns/run-condition.ts';
 import { referencedColumns, renderTemplate } from '../columns/templates.ts';
 import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
 import type { Cell, CellStatus, Column, StoredRow, WaterfallStep } from '../model.ts';
-import type { AnyTool, EnrichResult, PluginContext, ToolItem } from '../plugins/plugin-types.ts';
+import type { AnyTool, EnrichResult, ToolContext, ToolItem } from '../plugins/plugin-types.ts';
 import { isEmptyValue } from '../rows/cell-keys.ts';
 import { enqueueEnrichment } from '../services/row-insert.ts';
 import { type Job, type JobContext, retryableError } from './queue.ts';
@@ -42,7 +42,7 @@ function rowValues(columns: Column[], row: StoredRow): Record<string, unknown> {
  * A batch that throws becomes an error result for each of its rows (retryable as the error says),
  * so the batches that did finish keep their results.
  */
-async function runTool(kernel: Kernel, tool: AnyTool, items: ToolItem<Record<string, unknown>>[], ctx: PluginContext): Promise<EnrichResult[]> {
+async function runTool(kernel: Kernel, tool: AnyTool, items: ToolItem<Record<string, unknown>>[], ctx: ToolContext): Promise<EnrichResult[]> {
   const out: EnrichResult[] = [];
   for (let i = 0; i < items.length; i += tool.batchSize) {
     const batch = items.slice(i, i + tool.batchSize);
@@ -91,24 +91,22 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
   const waiting: number[] = [];
   let open: Open[] = [];
   for (const row of loaded) {
-    if (deps.some((d) => UNSETTLED.includes(row.cells[d.no]?.s ?? 'pending'))) {
-      waiting.push(row.seq);
-      continue;
-    }
-    const values = rowValues(columns, row);
-    if (column.runCondition) {
-      const { holds, reason } = await conditionHolds(column.runCondition, values);
-      if (!holds) {
-        settled.set(row.seq, { v: null, s: 'skipped', e: reason });
-        continue;
-      }
-    }
-    open.push({ row, values });
+    if (deps.some((d) => UNSETTLED.includes(row.cells[d.no]?.s ?? 'pending'))) waiting.push(row.seq);
+    else open.push({ row, values: rowValues(columns, row) });
+  }
+  if (column.runCondition && open.length) {
+    const verdicts = await conditionsHold(kernel.expressions, column.runCondition, open.map((o) => o.values));
+    open = open.filter((o, i) => {
+      const { holds, reason } = verdicts[i] as { holds: boolean; reason?: string };
+      if (!holds) settled.set(o.row.seq, { v: null, s: 'skipped', e: reason });
+      return holds;
+    });
   }
 
-  const ctx: PluginContext = {
+  const ctx: ToolContext = {
     providerMode: kernel.config.providerMode,
     env: (name) => process.env[name],
+    expressions: kernel.expressions,
     signal: jobCtx.signal,
     log: (message, fields) => log.info(message, { ...fields, job_id: job.id, worker: jobCtx.workerId, column: column.id }),
   };

@@ -1,4 +1,5 @@
 import type { Static, TObject } from '@sinclair/typebox';
+import type { Expressions } from '../expressions/expression-pool.ts';
 
 /** What a plugin may see of the host while it runs. Plugins never touch storage, queue or credits. */
 export interface PluginContext {
@@ -9,6 +10,15 @@ export interface PluginContext {
   /** Aborted when the job is cancelled or the worker shuts down. */
   signal: AbortSignal;
   log(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What a tool may use beyond the shared context. */
+export interface ToolContext extends PluginContext {
+  /**
+   * Evaluates JSONata written by a tenant (a formula, an extract) in the host's sandbox threads,
+   * under its time, depth and memory bounds; never call `jsonata().evaluate` on tenant text yourself.
+   */
+  expressions: Expressions;
 }
 
 /** A row produced by a builder: input column name → value. */
@@ -98,7 +108,7 @@ export interface ToolPlugin<S extends TObject = TObject> extends PluginBase<S> {
   /** Rows per `enrich` call. */
   batchSize: number;
   /** One result per item, in order. Thrown errors fail the whole batch (retried if retryable). */
-  enrich(items: ToolItem<Static<S>>[], ctx: PluginContext): Promise<EnrichResult[]>;
+  enrich(items: ToolItem<Static<S>>[], ctx: ToolContext): Promise<EnrichResult[]>;
   /** Whether a found value is good enough (a waterfall stops at the first valid one). */
   isValid?(value: unknown): boolean;
   /**

@@ -77,7 +77,7 @@ export async function replaySteps(kernel: Kernel, project: Project, o: { tool: B
         return { rowId: String(row.seq), config: renderTemplate(column.config, values) as Record<string, unknown>, row: values };
       });
       const out = [];
-      for (let i = 0; i < items.length; i += tool.batchSize) out.push(...(await tool.enrich(items.slice(i, i + tool.batchSize), { providerMode: 'sandbox', env: () => undefined, signal: new AbortController().signal, log: () => undefined })));
+      for (let i = 0; i < items.length; i += tool.batchSize) out.push(...(await tool.enrich(items.slice(i, i + tool.batchSize), { providerMode: 'sandbox', env: () => undefined, signal: new AbortController().signal, log: () => undefined, expressions: kernel.expressions })));
       return out;
     });
     const cells = loaded.map((row, i) => {

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import jsonata from 'jsonata';
 import { jsonataProblems } from '../../../core/columns/run-condition.ts';
-import { defineTool } from '../../../core/plugins/plugin-types.ts';
+import { defineTool, type EnrichResult } from '../../../core/plugins/plugin-types.ts';
 
 export default defineTool({
   kind: 'tool',
@@ -9,7 +8,7 @@ export default defineTool({
   version: '1.0.0',
   name: 'Formula',
   description:
-    'Computes a value from the row with a JSONata expression; column names are fields (use backticks for names with spaces, e.g. `Full Name`). Example: $uppercase(Name) or Employees > 100 ? "large" : "small". Free, no provider.',
+    'Computes a value from the row with a JSONata expression; column names are fields (use backticks for names with spaces, e.g. `Full Name`). Example: $uppercase(Name) or Employees > 100 ? "large" : "small". Each row is evaluated in a sandbox with bounds (FORMULA_TIMEOUT_MS, 1 s by default; 500 levels of nesting; 100,000 items per sequence; memory): a row that passes one ends as error. Free, no provider.',
   category: 'transform',
   tags: ['formula', 'jsonata', 'transform', 'compute'],
   legacyIds: [],
@@ -22,23 +21,28 @@ export default defineTool({
   cost: { credits: 0, per: 'result' },
   batchSize: 500,
   checkConfig: (c) => jsonataProblems('expression', c.expression),
-  async enrich(items) {
-    // One compilation per distinct expression in the batch (usually one), not one per row.
-    const compiled = new Map<string, ReturnType<typeof jsonata>>();
-    const expression = (text: string) => {
-      let c = compiled.get(text);
-      if (!c) compiled.set(text, (c = jsonata(text)));
-      return c;
-    };
-    return Promise.all(
-      items.map(async (item) => {
-        try {
-          const value = await expression(item.config.expression).evaluate(item.row);
-          return value === undefined || value === null ? { status: 'no_result' as const } : { status: 'ok' as const, value };
-        } catch (e) {
-          return { status: 'error' as const, error: `expression failed: ${(e as Error).message}`, retryable: false };
-        }
-      }),
-    );
+  async enrich(items, ctx) {
+    // One sandbox call per distinct expression in the batch (usually one: the column's).
+    const byExpression = new Map<string, number[]>();
+    items.forEach((item, i) => {
+      const list = byExpression.get(item.config.expression);
+      if (list) list.push(i);
+      else byExpression.set(item.config.expression, [i]);
+    });
+    const results: EnrichResult[] = new Array(items.length);
+    for (const [expression, indexes] of byExpression) {
+      const outcomes = await ctx.expressions.evaluateMany(
+        expression,
+        indexes.map((i) => (items[i] as (typeof items)[number]).row),
+      );
+      outcomes.forEach((outcome, j) => {
+        results[indexes[j] as number] = !outcome.ok
+          ? { status: 'error', error: outcome.error, retryable: false }
+          : outcome.value === undefined || outcome.value === null
+            ? { status: 'no_result' }
+            : { status: 'ok', value: outcome.value };
+      });
+    }
+    return results;
   },
 });

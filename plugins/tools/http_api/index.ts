@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { defineTool, type EnrichResult, type PluginContext } from '../../../core/plugins/plugin-types.ts';
+import { defineTool, type EnrichResult, type ToolContext } from '../../../core/plugins/plugin-types.ts';
 import { providerRequest, redact, rowFailure, statusError } from '../../../core/plugins/provider-http.ts';
 import { mapLimit } from '../_shared/map-limit.ts';
 import { jsonataProblems } from '../../../core/columns/run-condition.ts';
@@ -62,7 +62,7 @@ function parseBody(text: string, contentType: string): unknown {
 
 const isEmpty = (v: unknown) => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
 
-async function call(ctx: PluginContext, c: Config): Promise<EnrichResult> {
+async function call(ctx: ToolContext, c: Config): Promise<EnrichResult> {
   const url = requestUrl(c);
   if (!url) return { status: 'error', error: 'url is not an http(s) URL once the row is filled in', retryable: false };
   const method = c.method ?? 'GET';
@@ -80,7 +80,7 @@ async function call(ctx: PluginContext, c: Config): Promise<EnrichResult> {
     res.headers.forEach((v, k) => {
       responseHeaders[k.toLowerCase()] = v;
     });
-    const value = await extract(c.extract, parseBody(res.text(), res.headers.get('content-type') ?? ''), res.status, responseHeaders);
+    const value = await extract(ctx.expressions, c.extract, parseBody(res.text(), res.headers.get('content-type') ?? ''), res.status, responseHeaders);
     return isEmpty(value) ? { status: 'no_result', reason: c.extract ? 'extract found nothing' : 'empty response' } : { status: 'ok', value };
   } catch (e) {
     if (e instanceof ExtractError) return { status: 'error', error: redact(e.message, secrets), retryable: false };
@@ -89,12 +89,12 @@ async function call(ctx: PluginContext, c: Config): Promise<EnrichResult> {
 }
 
 /** Sandbox: nothing is sent; the "response" echoes the request (without header values, which may be keys). */
-async function sandboxCall(c: Config): Promise<EnrichResult> {
+async function sandboxCall(ctx: ToolContext, c: Config): Promise<EnrichResult> {
   const url = requestUrl(c);
   if (!url) return { status: 'error', error: 'url is not an http(s) URL once the row is filled in', retryable: false };
   const echo = { sandbox: true, request: { method: c.method ?? 'GET', url: url.href, headers: Object.keys(c.headers ?? {}), body: c.body ?? null } };
   try {
-    const value = await extract(c.extract, echo, 200, { 'content-type': 'application/json' });
+    const value = await extract(ctx.expressions, c.extract, echo, 200, { 'content-type': 'application/json' });
     return isEmpty(value) ? { status: 'no_result', reason: 'sandbox mode: the request was not sent, and extract found nothing in its echo' } : { status: 'ok', value };
   } catch (e) {
     if (e instanceof ExtractError) return { status: 'error', error: e.message, retryable: false };
@@ -119,7 +119,7 @@ export default defineTool({
   batchSize: 10,
   checkConfig: (c) => jsonataProblems('extract', c.extract),
   async enrich(items, ctx) {
-    if (ctx.providerMode === 'sandbox') return Promise.all(items.map((item) => sandboxCall(item.config)));
+    if (ctx.providerMode === 'sandbox') return Promise.all(items.map((item) => sandboxCall(ctx, item.config)));
     return mapLimit(items, 5, (item) => call(ctx, item.config));
   },
 });

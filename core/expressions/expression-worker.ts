@@ -1,0 +1,85 @@
+/**
+ * A sandbox thread for tenant JSONata: the host terminates it when an evaluation runs over its time
+ * or memory bound (a regex can backtrack for hours inside one step, where JSONata's own guardrails
+ * never get a say), so nothing a tenant writes can stall the thread that serves requests.
+ */
+import jsonata from 'jsonata';
+import { describeFailure } from './expression-errors.ts';
+import type { EvaluateReply, EvaluateRequest, EvaluationLimits, ExpressionOutcome, WorkerInit } from './expression-protocol.ts';
+
+declare const self: Worker;
+
+/** Outcomes are sent at least this often while a task runs (the host's sign of life). */
+const FLUSH_MS = 5;
+
+const compiled = new Map<string, ReturnType<typeof jsonata>>();
+let progress: Int32Array<ArrayBufferLike> = new Int32Array(1);
+
+function compile(expression: string, limits: EvaluationLimits): ReturnType<typeof jsonata> {
+  const key = `${limits.timeoutMs}:${limits.depth}:${limits.sequence}:${expression}`;
+  let c = compiled.get(key);
+  if (!c) {
+    if (compiled.size > 500) compiled.clear();
+    c = jsonata(expression, { timeout: limits.timeoutMs, stack: limits.depth, sequence: limits.sequence });
+    compiled.set(key, c);
+  }
+  return c;
+}
+
+/** JSONata answers a function (`function($x){…}`) as an object holding its closure. */
+const isFunction = (v: unknown) =>
+  typeof v === 'function' || (typeof v === 'object' && v !== null && ('_jsonata_lambda' in v || '_jsonata_function' in v));
+
+/** A value only as JSON can carry it (a function is no value), within the size bound. */
+function portable(value: unknown, limits: EvaluationLimits): ExpressionOutcome {
+  if (value === undefined || isFunction(value)) return { ok: true, value: undefined };
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (e) {
+    return { ok: false, error: `expression result cannot be stored as JSON (${(e as Error).message})` };
+  }
+  if (json === undefined) return { ok: true, value: undefined };
+  if (json.length > limits.resultBytes) {
+    return { ok: false, error: `expression result is ${json.length} bytes, over the ${limits.resultBytes}-byte limit of a cell` };
+  }
+  return { ok: true, value: JSON.parse(json) };
+}
+
+async function run({ task, expression, inputs, bindings, limits }: EvaluateRequest): Promise<void> {
+  let expr: ReturnType<typeof jsonata> | undefined;
+  let compileError: ExpressionOutcome | undefined;
+  try {
+    expr = compile(expression, limits);
+  } catch (e) {
+    compileError = { ok: false, error: describeFailure(e, limits) };
+  }
+  let batch: ExpressionOutcome[] = [];
+  let from = 0;
+  let flushedAt = performance.now();
+  for (let index = 0; index < inputs.length; index++) {
+    Atomics.store(progress, 0, index);
+    let outcome: ExpressionOutcome;
+    if (!expr) outcome = compileError as ExpressionOutcome;
+    else {
+      try {
+        outcome = portable(await expr.evaluate(inputs[index], bindings), limits);
+      } catch (e) {
+        outcome = { ok: false, error: describeFailure(e, limits) };
+      }
+    }
+    batch.push(outcome);
+    const now = performance.now();
+    if (now - flushedAt >= FLUSH_MS || index === inputs.length - 1) {
+      self.postMessage({ task, from, outcomes: batch } satisfies EvaluateReply);
+      from = index + 1;
+      batch = [];
+      flushedAt = now;
+    }
+  }
+}
+
+self.onmessage = (event: MessageEvent<EvaluateRequest | WorkerInit>) => {
+  if ('progress' in event.data) progress = new Int32Array(event.data.progress);
+  else void run(event.data);
+};
