@@ -7,6 +7,7 @@ import { openExpressionPool } from './expressions/expression-pool.ts';
 import { restApp } from './http/rest-app.ts';
 import { BuilderRunPayload, runBuilderJob } from './jobs/run-builder.ts';
 import { EnrichPayloadSchema, runEnrichmentJob } from './jobs/run-enrichment.ts';
+import { ICP_SCORE_JOB, IcpScorePayload, runIcpScoreJob } from './jobs/run-icp-score.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import type { Kernel } from './kernel.ts';
 import { log, redactUrl } from './log.ts';
@@ -69,6 +70,7 @@ export function startWorkers(kernel: Kernel): () => void {
       // A payload that does not fit goes to the dead letter with the reason, never into a retry loop.
       [BUILDER_RUN_JOB]: { handler: (job, ctx) => runBuilderJob(kernel, job, ctx), payloadSchema: BuilderRunPayload },
       [ENRICH_JOB]: { handler: (job, ctx) => runEnrichmentJob(kernel, job, ctx), payloadSchema: EnrichPayloadSchema },
+      [ICP_SCORE_JOB]: { handler: (job, ctx) => runIcpScoreJob(kernel, job, ctx), payloadSchema: IcpScorePayload },
     },
     { concurrency: kernel.config.workerConcurrency },
   );

@@ -1,5 +1,6 @@
 import type { CreditRepo } from './credits/credit-types.ts';
 import type { IcpDefinition } from './icp/definition.ts';
+import type { ScoreTally } from './icp/score-tally.ts';
 import type { FilterNode, SortSpec } from './rows/filter-parse.ts';
 import type { BuilderCheckpoint, Cell, CellStatus, Column, ExecutionLogEntry, Project, StoredRow, WaterfallStep, Workspace } from './model.ts';
 
@@ -40,6 +41,8 @@ export interface NewColumn {
   runCondition?: string | null;
   waterfall?: WaterfallStep[] | null;
   maxCreditsPerRow?: number | null;
+  /** addColumn: the status of existing rows' cells in a tool column (default `pending`). */
+  cellStatus?: 'pending' | 'queued';
 }
 
 export interface ProjectListQuery {
@@ -115,6 +118,8 @@ export interface RowRepo {
   writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[]): Promise<void>;
   /** Several rows by seq (live only), in the order asked. */
   getMany(projectPk: number, seqs: number[], toolCols?: number[]): Promise<StoredRow[]>;
+  /** Up to `limit` live rows after `afterSeq`, in insertion order: a walk over a project that no insert or delete can make skip a row. */
+  pageAfter(projectPk: number, afterSeq: number, limit: number, toolCols?: number[]): Promise<StoredRow[]>;
 }
 
 /** A workspace's named Ideal Customer Profile. */
@@ -136,6 +141,39 @@ export interface IcpRepo {
   /** The updated ICP, or undefined when it is not one of this workspace's. */
   update(workspaceId: string, id: string, patch: { name?: string; definition?: IcpDefinition }): Promise<IcpRecord | undefined>;
   delete(workspaceId: string, id: string): Promise<boolean>;
+}
+
+export type IcpScoreRunStatus = 'queued' | 'running' | 'completed' | 'failed';
+
+/** A score_icp run over a project: what it scores, where it stands, what it found so far. */
+export interface IcpScoreRunRecord {
+  id: string;
+  workspaceId: string;
+  icpId: string;
+  projectPk: number;
+  projectId: string;
+  /** The tool column that receives the scores, if any. */
+  colNo: number | null;
+  /** The ICP's definition when the run was asked for (editing the ICP mid-run changes nothing). */
+  definition: IcpDefinition;
+  status: IcpScoreRunStatus;
+  /** Live rows when the run was asked for. */
+  rowsTotal: number;
+  rowsDone: number;
+  /** Checkpoint: the last row scored (0 before the first). */
+  afterSeq: number;
+  tally: ScoreTally;
+  error: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Score runs; reads by the caller are scoped to the workspace, the job reads by id. */
+export interface IcpScoreRunRepo {
+  create(run: Omit<IcpScoreRunRecord, 'createdAt' | 'updatedAt'>): Promise<IcpScoreRunRecord>;
+  get(workspaceId: string, id: string): Promise<IcpScoreRunRecord | undefined>;
+  getById(id: string): Promise<IcpScoreRunRecord | undefined>;
+  update(id: string, patch: Partial<Pick<IcpScoreRunRecord, 'status' | 'rowsDone' | 'afterSeq' | 'tally' | 'error'>>): Promise<void>;
 }
 
 /** OAuth subjects linked to workspaces (`bun run admin oauth:link`), for tokens without a workspace_id claim. */
@@ -174,6 +212,7 @@ export interface Storage {
   projects: ProjectRepo;
   rows: RowRepo;
   icps: IcpRepo;
+  icpScoreRuns: IcpScoreRunRepo;
   oauthIdentities: OAuthIdentityRepo;
   /** Liveness of the database, for health checks. */
   ping(): Promise<void>;

@@ -59,13 +59,25 @@ describe.each(DIALECTS)('ICPs, batch rows and credits over REST on %s', (dialect
     // Ownership comes first: a bad body on a foreign ICP still reads as missing.
     expect((await t.api('PUT', `/icps/${icp.id}`, { ...h, body: { nonsense: 1 } })).status).toBe(404);
     expect((await t.api('POST', `/icps/${icp.id}/score`, { ...h, body: {} })).status).toBe(404);
+    // A score run reads as missing to another workspace, and under another ICP.
+    const run = (await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid } })).body.run_id;
+    expect((await t.api('GET', `/icps/${icp.id}/score/${run}`, h)).status).toBe(404);
+    expect((await t.api('GET', `/icps/${(await newIcp()).id}/score/${run}`)).status).toBe(404);
+    expect((await t.api('GET', `/icps/${icp.id}/score/${run}`)).status).toBe(200);
   });
 
   test('scoring writes a filterable score column; later rows are scored by the icp_score tool from the snapshot', async () => {
     const icp = await newIcp({ industries: ['software'], locations: ['France'] });
     const r = await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid, col_name: 'Fit' } });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ icp_id: icp.id, project_id: pid, scored: 2, average_score: 50 });
+    // A small project is scored at once: the run is completed and the preview is the whole result.
+    expect(r.body).toMatchObject({ icp_id: icp.id, project_id: pid, status: 'completed', rows_total: 2 });
+    expect(r.body.preview).toMatchObject({ rows_considered: 2, partial: false, scored: 2, average_score: 50 });
+    const run = await t.api('GET', `/icps/${icp.id}/score/${r.body.run_id}`);
+    expect(run.status).toBe(200);
+    expect(run.body).toMatchObject({ run_id: r.body.run_id, status: 'completed', rows_total: 2, rows_done: 2, scored: 2, average_score: 50, error_message: null });
+    expect(run.body.top).toEqual(r.body.preview.top);
+    expect(run.body.column.col_id).toBe(r.body.column.col_id);
     expect(r.body.column).toMatchObject({ name: 'Fit', tool_id: 'icp_score', config: { icp_id: icp.id, definition: icp.definition } });
     const added = await t.api('POST', `/projects/${pid}/rows`, { body: { company: { Name: 'Initech', Industry: 'software', Employees: 9, Country: 'Germany' } } });
     await t.api('POST', `/projects/${pid}/columns/run`, { body: { col_ids: [r.body.column.col_id] } });
@@ -80,7 +92,7 @@ describe.each(DIALECTS)('ICPs, batch rows and credits over REST on %s', (dialect
     const sorted = await t.api('GET', `/projects/${pid}/rows?sort_rules=${encodeURIComponent(JSON.stringify([{ col_id: r.body.column.col_id, direction: 'desc', sort_as_number: true }]))}`);
     expect(sorted.body.rows.map((row: any) => row.company.Fit.value)).toEqual([100, 63, 0]);
     // Scoring again into the same column refreshes it.
-    expect((await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid, col_name: 'Fit' } })).body.scored).toBe(3);
+    expect((await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid, col_name: 'Fit' } })).body.preview.scored).toBe(3);
   });
 
   test('a column scored with an older definition, or holding something else, is not overwritten', async () => {
@@ -94,7 +106,7 @@ describe.each(DIALECTS)('ICPs, batch rows and credits over REST on %s', (dialect
     expect(input.status).toBe(422);
     const fresh = await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid } });
     expect(fresh.body.column).toBeNull();
-    expect(fresh.body.top[0].reasons[0]).toMatchObject({ criterion: 'industries', met: true });
+    expect(fresh.body.preview.top[0].reasons[0]).toMatchObject({ criterion: 'industries', met: true });
   });
 
   test('an ICP without criteria cannot score', async () => {

@@ -212,7 +212,7 @@ export class SqlProjectRepo implements ProjectRepo {
       const record = columnRecord(projectPk, colNo, column, position, now);
       await trx.insertInto('project_columns').values(record).execute();
       await trx.updateTable('projects').set({ next_col_no: colNo + 1, updated_at: now }).where('pk', '=', projectPk).execute();
-      const status = column.type === 'tool' ? 'pending' : 'default';
+      const status = column.type === 'tool' ? (column.cellStatus ?? 'pending') : 'default';
       await sql`INSERT INTO cell_keys (project_pk, col_no, seq, status, is_empty, num_missing, num_key, text_key, text_full)
         SELECT project_pk, ${colNo}, seq, ${status}, 1, 1, NULL, '', NULL FROM project_rows
         WHERE project_pk = ${projectPk} AND deleted_at IS NULL`.execute(trx);

@@ -221,6 +221,20 @@ export class SqlRowRepo implements RowRepo {
     });
   }
 
+  async pageAfter(projectPk: number, afterSeq: number, limit: number, toolCols: number[] = []): Promise<StoredRow[]> {
+    // The live-rows index (project_pk, deleted_at, seq) gives the seqs; only those rows are read.
+    const seqs = await this.db
+      .selectFrom('project_rows')
+      .select('seq')
+      .where('project_pk', '=', projectPk)
+      .where('deleted_at', 'is', null)
+      .where('seq', '>', afterSeq)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    return this.getMany(projectPk, seqs.map((r) => Number(r.seq)), toolCols);
+  }
+
   /** One page of rows and the total (see RowListing). */
   page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }> {
     return this.listing.page(q);

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Storage } from '../../core/storage.ts';
 import { type Database, migrateToLatest, openDatabase } from './database.ts';
 import { SqlIcpRepo } from './icp-repo.ts';
+import { SqlIcpScoreRunRepo } from './icp-score-run-repo.ts';
 import { SqlOAuthIdentityRepo } from './oauth-identity-repo.ts';
 import { SqlEnrichmentCache } from './cache-repo.ts';
 import { SqlCreditRepo } from './credit-repo.ts';
@@ -28,6 +29,7 @@ export async function openStorage(url: string, options: { migrate?: boolean; poo
     projects: new SqlProjectRepo(database),
     rows: new SqlRowRepo(database),
     icps: new SqlIcpRepo(database),
+    icpScoreRuns: new SqlIcpScoreRunRepo(database),
     oauthIdentities: new SqlOAuthIdentityRepo(database),
     ping: async () => {
       await sql`SELECT 1`.execute(database.db);

@@ -141,6 +141,25 @@ export interface IcpTable {
   updated_at: number;
 }
 
+/** A score_icp run (migration 009); `definition` and `tally` are JSON. */
+export interface IcpScoreRunTable {
+  id: string;
+  workspace_id: string;
+  icp_id: string;
+  project_pk: number;
+  project_id: string;
+  col_no: number | null;
+  definition: string;
+  status: string;
+  rows_total: number;
+  rows_done: number;
+  after_seq: number;
+  tally: string;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 /** Maps an OAuth token's (issuer, subject) to a workspace (MCP host). */
 export interface OAuthIdentityTable {
   issuer: string;
@@ -163,5 +182,6 @@ export interface Tables {
   project_row_counts: RowCountTable;
   id_sequences: SequenceTable;
   icps: IcpTable;
+  icp_score_runs: IcpScoreRunTable;
   oauth_identities: OAuthIdentityTable;
 }

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { IcpDefinitionSchema } from '../icp/definition.ts';
 import { CRITERIA } from '../icp/score.ts';
-import { ICP_SCORE_TOOL, TOP_MATCHES, createIcp, findIcp, icpView, scoreProject, updateIcp } from '../services/icps.ts';
+import { TOP_MATCHES } from '../icp/score-tally.ts';
+import { ICP_SCORE_TOOL, INLINE_ROWS, createIcp, findIcp, findScoreRun, icpView, scoreProject, scoreRunView, updateIcp } from '../services/icps.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Workspace } from '../model.ts';
 import { defineOperation } from './operation.ts';
@@ -96,13 +97,26 @@ export const deleteIcp = defineOperation({
   },
 });
 
+const TopSchema = Type.Array(
+  Type.Object({
+    row_id: Type.String(),
+    score: Type.Integer({ minimum: 0, maximum: 100 }),
+    reasons: Type.Array(Type.Object({ criterion: Type.String(), weight: Type.Integer(), met: Type.Boolean(), reason: Type.String() })),
+  }),
+  { description: `The best-fitting rows (at most ${TOP_MATCHES}), highest score first, ties in row order.` },
+);
+
+const RunStatus = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]);
+
 export const scoreIcp = defineOperation({
   name: 'score_icp',
   summary: 'Score a project against an ICP',
   description:
     `Scores every row of a project 0–100 against the ICP: the weighted share of the ICP’s criteria the row meets (weights: ${weights}; criteria the ICP leaves out are not scored, a missing value counts as not met). ` +
     `Columns read, by name, case-insensitively: ${Object.entries(CRITERIA).map(([c, { columns }]) => `${c} ← ${columns.join('/')}`).join('; ')}. ` +
-    `Returns the count, the average and the ${TOP_MATCHES} best rows with a reason per criterion. With col_name the scores are also written into that tool column (created as an "${ICP_SCORE_TOOL}" column if missing), ready to filter and sort. Free.`,
+    `A project of at most ${INLINE_ROWS.toLocaleString('en-US')} rows is scored at once: status "completed", and preview (partial false) is the whole result — the count, the average and the ${TOP_MATCHES} best rows with a reason per criterion. ` +
+    `A larger project is scored in the background: status "queued", preview covers its first ${INLINE_ROWS.toLocaleString('en-US')} rows only (partial true); follow run_id with get_icp_score_run for the whole result. ` +
+    `With col_name the scores are also written into that tool column (created as an "${ICP_SCORE_TOOL}" column if missing; its cells show "queued" until scored), ready to filter and sort. Free.`,
   hint: 'write',
   method: 'POST',
   path: '/icps/{icp_id}/score',
@@ -118,17 +132,51 @@ export const scoreIcp = defineOperation({
   response: Type.Object({
     icp_id: Type.String(),
     project_id: Type.String(),
-    scored: Type.Integer({ description: 'Rows scored.' }),
-    average_score: Type.Union([Type.Number(), Type.Null()]),
+    run_id: Type.String({ description: 'The scoring run; get_icp_score_run (GET /icps/{icp_id}/score/{run_id}) tells where it stands.' }),
+    status: Type.Union([Type.Literal('completed'), Type.Literal('queued')], {
+      description: `completed: scored at once (at most ${INLINE_ROWS.toLocaleString('en-US')} rows); queued: scored in the background.`,
+    }),
     column: Type.Union([ColumnSchema, Type.Null()], { description: 'The score column, when col_name was given.' }),
-    top: Type.Array(
-      Type.Object({
-        row_id: Type.String(),
-        score: Type.Integer({ minimum: 0, maximum: 100 }),
-        reasons: Type.Array(Type.Object({ criterion: Type.String(), weight: Type.Integer(), met: Type.Boolean(), reason: Type.String() })),
-      }),
-      { description: `The best-fitting rows (at most ${TOP_MATCHES}), highest score first.` },
+    rows_total: Type.Integer({ description: 'Rows of the project when asked.' }),
+    preview: Type.Object(
+      {
+        rows_considered: Type.Integer({ description: 'Rows this preview scored: the first ones, in insertion order.' }),
+        partial: Type.Boolean({ description: 'true when the project has more rows than the preview scored (see the run for all of them).' }),
+        scored: Type.Integer({ description: 'Rows scored in the preview.' }),
+        average_score: Type.Union([Type.Number(), Type.Null()]),
+        top: TopSchema,
+      },
+      { description: `The result over the first ${INLINE_ROWS.toLocaleString('en-US')} rows, i.e. the whole result when partial is false.` },
     ),
   }),
   handler: ({ kernel, workspace, params, body }) => scoreProject(kernel, workspace, params.icp_id, body),
+});
+
+export const getIcpScoreRun = defineOperation({
+  name: 'get_icp_score_run',
+  summary: 'Where a score run stands',
+  description:
+    'The run started by score_icp: status (queued → running → completed | failed, with error_message), rows_done of rows_total, and the count, average and best rows over the rows scored so far — over the whole project once completed.',
+  hint: 'read',
+  method: 'GET',
+  path: '/icps/{icp_id}/score/{run_id}',
+  params: Type.Object({ icp_id: Type.String({ description: 'ICP id.' }), run_id: Type.String({ description: 'run_id from score_icp.' }) }),
+  // The run's own workspace decides (it stays readable after its ICP is deleted).
+  owned: async ({ kernel, workspace, params }) => void (await findScoreRun(kernel, workspace, params.icp_id ?? '', params.run_id ?? '')),
+  response: Type.Object({
+    run_id: Type.String(),
+    icp_id: Type.String(),
+    project_id: Type.String(),
+    status: RunStatus,
+    column: Type.Union([ColumnSchema, Type.Null()], { description: 'The score column, when the run writes one (null once the project is deleted).' }),
+    rows_total: Type.Integer({ description: 'Rows of the project when the run was asked for.' }),
+    rows_done: Type.Integer({ description: 'Rows scored so far.' }),
+    scored: Type.Integer({ description: 'Rows scored so far that have a score.' }),
+    average_score: Type.Union([Type.Number(), Type.Null()]),
+    top: TopSchema,
+    error_message: Type.Union([Type.String(), Type.Null()]),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+  }),
+  handler: async ({ kernel, workspace, params }) => scoreRunView(kernel, await findScoreRun(kernel, workspace, params.icp_id, params.run_id)),
 });

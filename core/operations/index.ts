@@ -3,7 +3,7 @@ import { createColumnOp, listColumns, runPendingColumns } from './columns.ts';
 import { getCredits } from './credits.ts';
 import { deleteProject, deleteRows } from './deletes.ts';
 import { getFilters, setFilters } from './filters.ts';
-import { createIcpOp, deleteIcp, getIcp, listIcps, scoreIcp, updateIcpOp } from './icps.ts';
+import { createIcpOp, deleteIcp, getIcp, getIcpScoreRun, listIcps, scoreIcp, updateIcpOp } from './icps.ts';
 import type { AnyOperation } from './operation.ts';
 import { createProject, getProject, listProjects } from './projects.ts';
 import { addRowOp, getRowOp, listRowsOp } from './rows.ts';
@@ -35,5 +35,6 @@ export const operations: AnyOperation[] = [
   updateIcpOp,
   deleteIcp,
   scoreIcp,
+  getIcpScoreRun,
   getCredits,
 ];

@@ -54,9 +54,10 @@ function checkStep(kernel: Kernel, step: WaterfallStep, path: string, columnName
 
 /**
  * Adds a tool column. Existing rows get a `pending` cell (run them with run_pending_columns);
- * with auto_run, rows added later are enriched as they arrive.
+ * with auto_run, rows added later are enriched as they arrive. A caller that fills the column
+ * itself right away (score_icp) may start the cells `queued`.
  */
-export async function createColumn(kernel: Kernel, project: Project, input: CreateColumnInput) {
+export async function createColumn(kernel: Kernel, project: Project, input: CreateColumnInput, options: { cellStatus?: 'pending' | 'queued' } = {}) {
   const columns = await kernel.storage.projects.columns(project.pk);
   const names = new Set(columns.map((c) => c.name));
   const errors: FieldError[] = [];
@@ -98,6 +99,7 @@ export async function createColumn(kernel: Kernel, project: Project, input: Crea
     runCondition: input.run_condition || null,
     waterfall: steps.length > 1 ? steps : null,
     maxCreditsPerRow: input.max_credits_per_row ?? null,
+    ...(options.cellStatus ? { cellStatus: options.cellStatus } : {}),
   });
   return columnView(column);
 }

@@ -1,19 +1,17 @@
 import { ServiceError, notFound, validationError } from '../errors.ts';
 import type { IcpDefinition } from '../icp/definition.ts';
-import { type CriterionResult, hasCriteria, scoreRow } from '../icp/score.ts';
+import { hasCriteria } from '../icp/score.ts';
+import { averageScore, emptyTally, scoreRowsInto } from '../icp/score-tally.ts';
+import { newId } from '../ids.ts';
+import { ICP_SCORE_JOB } from '../jobs/run-icp-score.ts';
 import type { Kernel } from '../kernel.ts';
-import type { Cell, Column, Project, Workspace } from '../model.ts';
-import { rowValues } from '../rows/row-view.ts';
-import type { IcpRecord } from '../storage.ts';
+import type { Column, Project, Workspace } from '../model.ts';
+import type { IcpRecord, IcpScoreRunRecord } from '../storage.ts';
 import { columnView, createColumn } from './columns.ts';
 import { iso } from './projects.ts';
 import { toolColumnNos } from './rows.ts';
 
 export const ICP_SCORE_TOOL = 'icp_score';
-/** Rows read and written per round while scoring a project. */
-const SCORE_PAGE = 1000;
-/** How many best-fitting rows score_icp returns with their reasons. */
-export const TOP_MATCHES = 25;
 
 /** An ICP as REST and MCP show it (DESIGN.md §3). */
 export function icpView(r: IcpRecord) {
@@ -63,10 +61,10 @@ function canonical(v: unknown): string {
  * An existing column must be an icp_score column of this very ICP version, or its later rows would
  * be scored against another definition than the one written now.
  */
-async function scoreColumn(kernel: Kernel, projectColumns: Column[], icp: IcpRecord, name: string, project: Project): Promise<Column> {
+async function scoreColumn(kernel: Kernel, projectColumns: Column[], icp: IcpRecord, name: string, project: Project, cellStatus: 'pending' | 'queued'): Promise<Column> {
   const existing = projectColumns.find((c) => c.name === name);
   if (!existing) {
-    await createColumn(kernel, project, { name, tool_id: ICP_SCORE_TOOL, config: { icp_id: icp.id, definition: icp.definition } });
+    await createColumn(kernel, project, { name, tool_id: ICP_SCORE_TOOL, config: { icp_id: icp.id, definition: icp.definition } }, { cellStatus });
     const created = (await kernel.storage.projects.columns(project.pk)).find((c) => c.name === name);
     if (!created) throw new ServiceError('internal_error', `column ${name} vanished after creation`);
     return created;
@@ -85,49 +83,99 @@ async function scoreColumn(kernel: Kernel, projectColumns: Column[], icp: IcpRec
   return existing;
 }
 
+/** Projects of at most this many rows are scored inline; larger ones by a job, with a preview of their first rows. */
+export const INLINE_ROWS = 1_000;
+
 /**
- * Scores every live row of a project against an ICP, page by page. With `col_name` the scores are
- * also written, as completed cells, into that tool column right away (no job: scoring is pure and
- * free), so get_project_rows shows them as soon as this returns.
+ * score_icp. Checks the request (ICP, project, criteria, column) as it comes, then scores: a
+ * project of at most INLINE_ROWS rows at once (scores written, run `completed`, the preview is
+ * the whole result); a larger one by a job on the queue (run `queued`), answering a preview over
+ * its first INLINE_ROWS rows. Either way the answer names a run that get_icp_score_run reads.
  */
 export async function scoreProject(kernel: Kernel, workspace: Workspace, icpId: string, input: { project_id: string; col_name?: string }) {
   const icp = await findIcp(kernel, workspace, icpId);
-  const project = await kernel.storage.projects.get(workspace.id, input.project_id);
+  const { projects, rows, icpScoreRuns } = kernel.storage;
+  const project = await projects.get(workspace.id, input.project_id);
   if (!project) throw new ServiceError('not_found', `Project ${input.project_id} not found (or not in this workspace)`);
   if (!hasCriteria(icp.definition)) {
     throw validationError(`ICP ${icp.id} has no criteria to score; set at least one with update_icp`, [{ path: 'definition', message: 'is empty' }]);
   }
-  let columns = await kernel.storage.projects.columns(project.pk);
-  const target = input.col_name ? await scoreColumn(kernel, columns, icp, input.col_name, project) : undefined;
-  if (target) columns = await kernel.storage.projects.columns(project.pk);
+  const rowsTotal = (await rows.counts([project.pk])).get(project.pk) ?? 0;
+  const inline = rowsTotal <= INLINE_ROWS;
+  const columns = await projects.columns(project.pk);
+  // A new column's cells wait as `queued` while a job fills them; inline they are written at once.
+  const target = input.col_name ? await scoreColumn(kernel, columns, icp, input.col_name, project, inline ? 'pending' : 'queued') : undefined;
   const readable = columns.filter((c) => c.no !== target?.no);
 
-  let scored = 0;
-  let sum = 0;
-  let top: { row_id: string; score: number; reasons: CriterionResult[] }[] = [];
-  for (let offset = 0; ; offset += SCORE_PAGE) {
-    const { rows } = await kernel.storage.rows.page({ projectPk: project.pk, toolCols: toolColumnNos(columns), filter: null, sort: [], limit: SCORE_PAGE, offset });
-    if (rows.length === 0) break;
-    const cells: { seq: number; cell: Cell }[] = [];
-    for (const row of rows) {
-      const { score, reasons } = scoreRow(icp.definition, rowValues(readable, row));
-      cells.push({ seq: row.seq, cell: { v: score, s: 'completed' } });
-      if (score === null) continue;
-      scored++;
-      sum += score;
-      top.push({ row_id: String(row.seq), score, reasons });
+  const preview = emptyTally();
+  const first = await rows.pageAfter(project.pk, 0, INLINE_ROWS, toolColumnNos(readable));
+  const cells = scoreRowsInto(preview, icp.definition, readable, first);
+  const run = {
+    id: newId(),
+    workspaceId: workspace.id,
+    icpId: icp.id,
+    projectPk: project.pk,
+    projectId: project.id,
+    colNo: target?.no ?? null,
+    definition: icp.definition,
+    rowsTotal,
+    error: null,
+  };
+  if (inline) {
+    if (target) await rows.writeCells(project.pk, target.no, cells);
+    await icpScoreRuns.create({ ...run, status: 'completed', rowsDone: first.length, afterSeq: first[first.length - 1]?.seq ?? 0, tally: preview });
+  } else {
+    await icpScoreRuns.create({ ...run, status: 'queued', rowsDone: 0, afterSeq: 0, tally: emptyTally() });
+    try {
+      await kernel.queue.enqueue(ICP_SCORE_JOB, { run_id: run.id });
+    } catch (e) {
+      const message = `the scoring could not be started: ${(e as Error).message}`;
+      await icpScoreRuns.update(run.id, { status: 'failed', error: message });
+      if (target) await rows.moveStatus(project.pk, target.no, ['queued'], 'pending');
+      throw new ServiceError('internal_error', message);
     }
-    // Keep only the best matches in memory, ties in row order.
-    top = top.sort((a, b) => b.score - a.score || Number(a.row_id) - Number(b.row_id)).slice(0, TOP_MATCHES);
-    if (target) await kernel.storage.rows.writeCells(project.pk, target.no, cells);
-    if (rows.length < SCORE_PAGE) break;
   }
   return {
     icp_id: icp.id,
     project_id: project.id,
-    scored,
-    average_score: scored ? Math.round((sum / scored) * 10) / 10 : null,
+    run_id: run.id,
+    status: inline ? ('completed' as const) : ('queued' as const),
     column: target ? columnView(target) : null,
-    top,
+    rows_total: rowsTotal,
+    preview: {
+      rows_considered: first.length,
+      partial: !inline,
+      scored: preview.scored,
+      average_score: averageScore(preview),
+      top: preview.top,
+    },
+  };
+}
+
+/** A score run of this workspace and ICP, else a 404 (another workspace's run reads as missing). */
+export async function findScoreRun(kernel: Kernel, workspace: Workspace, icpId: string, runId: string): Promise<IcpScoreRunRecord> {
+  const run = await kernel.storage.icpScoreRuns.get(workspace.id, runId);
+  if (!run || run.icpId !== icpId) throw notFound(`Score run ${runId} of ICP ${icpId}`);
+  return run;
+}
+
+/** get_icp_score_run: where a run stands, and its tally over the rows scored so far (the whole project once completed). */
+export async function scoreRunView(kernel: Kernel, run: IcpScoreRunRecord) {
+  const project = await kernel.storage.projects.getByPk(run.projectPk);
+  const column = project && run.colNo !== null ? (await kernel.storage.projects.columns(project.pk)).find((c) => c.no === run.colNo) : undefined;
+  return {
+    run_id: run.id,
+    icp_id: run.icpId,
+    project_id: run.projectId,
+    status: run.status,
+    column: column ? columnView(column) : null,
+    rows_total: run.rowsTotal,
+    rows_done: run.rowsDone,
+    scored: run.tally.scored,
+    average_score: averageScore(run.tally),
+    top: run.tally.top,
+    error_message: run.error,
+    createdAt: iso(run.createdAt),
+    updatedAt: iso(run.updatedAt),
   };
 }

@@ -152,10 +152,11 @@ describe.each(DIALECTS)('MCP typical flow on %s', (dialect) => {
     expect(await data(client, 'get_icp', { icp_id: icp.id })).toEqual(updated);
 
     const scored = await data(client, 'score_icp', { icp_id: icp.id, project_id: built.project_id, col_name: 'Fit' });
-    expect(scored).toMatchObject({ scored: 3, column: { name: 'Fit', type: 'tool', tool_id: 'icp_score' } });
+    expect(scored).toMatchObject({ status: 'completed', preview: { scored: 3, partial: false }, column: { name: 'Fit', type: 'tool', tool_id: 'icp_score' } });
     const rows = (await data(client, 'get_project_rows', { project_id: built.project_id })).rows;
-    expect(scored.top.map((m: any) => [m.row_id, m.score])).toEqual([[rows[0].id, 100], [rows[2].id, 75], [rows[1].id, 0]]);
-    expect(scored.top[0].reasons.map((r: any) => r.criterion)).toEqual(['industries', 'employee_range', 'locations']);
+    expect(scored.preview.top.map((m: any) => [m.row_id, m.score])).toEqual([[rows[0].id, 100], [rows[2].id, 75], [rows[1].id, 0]]);
+    expect(scored.preview.top[0].reasons.map((r: any) => r.criterion)).toEqual(['industries', 'employee_range', 'locations']);
+    expect(await data(client, 'get_icp_score_run', { icp_id: icp.id, run_id: scored.run_id })).toMatchObject({ status: 'completed', rows_done: 3, scored: 3, top: scored.preview.top });
     expect(rows.map((r: any) => [r.company.Name.value, r.company.Fit.value, r.company.Fit.status])).toEqual([
       ['Acme', 100, 'completed'],
       ['Globex', 0, 'completed'],

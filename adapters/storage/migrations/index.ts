@@ -8,6 +8,7 @@ import { credits } from './005-credits.ts';
 import { enrichmentCache } from './006-enrichment-cache.ts';
 import { rowVersions } from './007-row-versions.ts';
 import { toolCellsInKeys } from './008-tool-cells-in-keys.ts';
+import { icpScoreRuns } from './009-icp-score-runs.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(dialect: SqlDialectName): MigrationProvider {
@@ -22,6 +23,7 @@ export function migrationProvider(dialect: SqlDialectName): MigrationProvider {
         '006-enrichment-cache': enrichmentCache(dialect),
         '007-row-versions': rowVersions(),
         '008-tool-cells-in-keys': toolCellsInKeys(dialect),
+        '009-icp-score-runs': icpScoreRuns(dialect),
       };
     },
   };
