@@ -5,6 +5,7 @@ import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
 import type { Cell, CellStatus, Column, StoredRow, WaterfallStep } from '../model.ts';
 import type { AnyTool, EnrichResult, ToolContext, ToolItem } from '../plugins/plugin-types.ts';
+import { cellValueProblem, type SizeLimits } from '../rows/cell-limits.ts';
 import { isEmptyValue } from '../rows/cell-keys.ts';
 import { enqueueEnrichment } from '../services/row-insert.ts';
 import { type Job, type JobContext, retryableError } from './queue.ts';
@@ -50,13 +51,20 @@ async function runTool(kernel: Kernel, tool: AnyTool, items: ToolItem<Record<str
       await awaitProviderBudget(kernel.rateLimiter, tool, ctx.providerMode, ctx.signal);
       const results = await tool.enrich(batch, ctx);
       if (results.length !== batch.length) throw new Error(`tool ${tool.id} returned ${results.length} results for ${batch.length} rows`);
-      out.push(...results);
+      out.push(...results.map((r) => fitsACell(r, kernel.config.limits)));
     } catch (e) {
       const retryable = (e as { retryable?: unknown }).retryable === true;
       out.push(...batch.map(() => ({ status: 'error', error: (e as Error).message, retryable }) as EnrichResult));
     }
   }
   return out;
+}
+
+/** A found value too large (or not JSON-exact) for a cell becomes that row's error, never a stored giant. */
+function fitsACell(result: EnrichResult, limits: SizeLimits): EnrichResult {
+  if (result.status !== 'ok') return result;
+  const problem = cellValueProblem(result.value, limits);
+  return problem ? { status: 'error', error: `the result ${problem}`, retryable: false } : result;
 }
 
 /** The cache key of a result: per workspace (results may hold its data), mode and tool version. */

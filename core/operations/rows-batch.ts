@@ -33,7 +33,7 @@ export const addRowsOp = defineOperation({
   successStatus: 201,
   response: Type.Object({ row_ids: Type.Array(Type.String(), { description: 'In the order given.' }), created: Type.Integer() }),
   errors: {
-    403: 'An item misses input columns (detail.missing_columns) or names unknown/tool columns (detail.message), detail.row_index says which; or the rows would pass the plan’s rows per project (detail.code quota_exceeded).',
+    403: 'An item misses input columns (detail.missing_columns), names unknown/tool columns, or holds a value over MAX_CELL_BYTES or a row over MAX_ROW_BYTES (detail.message, detail.column); detail.row_index says which; or the rows would pass the plan’s rows per project (detail.code quota_exceeded).',
   },
   handler: async ({ kernel, workspace, project, body }) => {
     const columns = await kernel.storage.projects.columnsOf(project);

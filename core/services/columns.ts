@@ -3,6 +3,7 @@ import type { Kernel } from '../kernel.ts';
 import type { CellStatus, Column, Project, WaterfallStep } from '../model.ts';
 import { compileCondition } from '../columns/run-condition.ts';
 import { referencedColumns } from '../columns/templates.ts';
+import { valueBytes } from '../rows/cell-limits.ts';
 import { schemaErrors } from '../schema/validate.ts';
 import { enqueueEnrichment } from './row-insert.ts';
 
@@ -52,6 +53,9 @@ function checkStep(kernel: Kernel, step: WaterfallStep, path: string, columnName
   }
 }
 
+/** A column's config (all waterfall steps) is settings, not data: it stays small. */
+const MAX_CONFIG_BYTES = 65_536;
+
 /**
  * Adds a tool column. Existing rows get a `pending` cell (run them with run_pending_columns);
  * with auto_run, rows added later are enriched as they arrive. A caller that fills the column
@@ -71,6 +75,10 @@ export async function createColumn(kernel: Kernel, project: Project, input: Crea
     errors.push({ path: 'tool_id', message: 'must be omitted or equal the first waterfall step' });
   }
   steps.forEach((s, i) => checkStep(kernel, s, input.waterfall?.length ? `waterfall[${i}]` : '', names, errors));
+  const configBytes = valueBytes(steps);
+  if (configBytes > MAX_CONFIG_BYTES) {
+    errors.push({ path: input.waterfall?.length ? 'waterfall' : 'config', message: `is ${configBytes.toLocaleString('en-US')} bytes; a column's config holds at most ${MAX_CONFIG_BYTES.toLocaleString('en-US')}` });
+  }
   if (names.has(input.name)) errors.push({ path: 'name', message: `a column named "${input.name}" already exists` });
   if (steps.length > 1) {
     const fields = steps.map((s) => new Set(kernel.plugins.tool(s.tool_id)?.produces.map((p) => p.field) ?? []));

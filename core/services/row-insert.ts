@@ -1,5 +1,7 @@
+import { ServiceError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Cell, Column } from '../model.ts';
+import { rowValuesProblem } from '../rows/cell-limits.ts';
 import type { BuilderRunState } from '../storage.ts';
 
 export const ENRICH_JOB = 'enrich.batch';
@@ -25,8 +27,24 @@ export async function enqueueEnrichment(kernel: Kernel, projectPk: number, colum
 }
 
 /**
+ * Refuses rows whose values do not fit (MAX_CELL_BYTES, MAX_ROW_BYTES, numbers JSON cannot carry),
+ * before anything is written: 403 naming the column, and `rows[i]` when several rows came at once.
+ */
+function checkSizes(kernel: Kernel, columns: Column[], rows: Record<number, Cell>[]): void {
+  const names = new Map(columns.map((c) => [c.no, c.name]));
+  rows.forEach((cells, i) => {
+    const values = Object.entries(cells).map(([no, cell]): [string, unknown] => [names.get(Number(no)) ?? no, cell.v]);
+    const problem = rowValuesProblem(values, kernel.config.limits);
+    if (!problem) return;
+    const message = rows.length > 1 ? `rows[${i}]: ${problem.message}` : problem.message;
+    throw new ServiceError('validation_error', { message, row_index: i, column: problem.column }, { status: 403 });
+  });
+}
+
+/**
  * Inserts rows (input cells given) and starts their auto-run tool columns: those cells are written
- * `queued` with the rows, then one job per column picks them up.
+ * `queued` with the rows, then one job per column picks them up. Every write path (REST, MCP,
+ * builder runs) comes through here, so the size bounds hold for all of them.
  */
 export async function insertRows(
   kernel: Kernel,
@@ -35,6 +53,7 @@ export async function insertRows(
   rows: Record<number, Cell>[],
   builderState?: BuilderRunState,
 ): Promise<number[]> {
+  checkSizes(kernel, columns, rows);
   const auto = columns.filter((c) => c.type === 'tool' && c.autoRun);
   for (const cells of rows) for (const c of auto) cells[c.no] = { v: null, s: 'queued' };
   const seqs = await kernel.storage.rows.insert(projectPk, columns, rows, builderState);

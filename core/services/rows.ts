@@ -1,6 +1,7 @@
-import { ServiceError } from '../errors.ts';
+import { ServiceError, validationError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
-import type { Cell, Column, Project, Workspace } from '../model.ts';
+import type { Cell, Column, Project, StoredRow, Workspace } from '../model.ts';
+import { approximateValueSize } from '../rows/cell-limits.ts';
 import { checkRowQuota } from './quotas.ts';
 import { parseFilterGroups, parseSortRules } from '../rows/filter-parse.ts';
 import { rowView } from '../rows/row-view.ts';
@@ -60,6 +61,7 @@ export async function listRows(
     limit: q.page_size,
     offset: (q.page - 1) * q.page_size,
   });
+  checkPageSize(kernel, columns, rows);
   return {
     rows: rows.map((r) => rowView(project.id, columns, r)),
     page: q.page,
@@ -67,6 +69,28 @@ export async function listRows(
     total_rows: total,
     total_pages: Math.ceil(total / q.page_size),
   };
+}
+
+/** What each cell adds to a page's JSON besides its value: name, status and loading flag. */
+const CELL_OVERHEAD = 60;
+
+/**
+ * A page is never answered larger than MAX_PAGE_BYTES: a page that would be is refused with the
+ * page_size that fits (never cut short in silence, which would make page numbers skip rows).
+ */
+function checkPageSize(kernel: Kernel, columns: Column[], rows: StoredRow[]): void {
+  const bound = kernel.config.limits.pageBytes;
+  let size = 0;
+  let fit = 0;
+  for (const row of rows) {
+    for (const c of columns) size += CELL_OVERHEAD + c.name.length + approximateValueSize(row.cells[c.no]?.v);
+    if (size > bound && fit > 0) {
+      const mb = (n: number) => `${Math.round(n / 104857.6) / 10} MB`;
+      const message = `This page would be over ${mb(bound)} (MAX_PAGE_BYTES): its rows hold large values. Ask for page_size=${fit} or less.`;
+      throw validationError(message, [{ path: 'page_size', message: `at most ${fit} rows of this page fit in ${mb(bound)}` }]);
+    }
+    fit++;
+  }
 }
 
 /** Row ids are decimal sequence numbers; anything else cannot name a row (404, never 422). */

@@ -9,6 +9,7 @@ import { enrichmentCache } from './006-enrichment-cache.ts';
 import { rowVersions } from './007-row-versions.ts';
 import { toolCellsInKeys } from './008-tool-cells-in-keys.ts';
 import { icpScoreRuns } from './009-icp-score-runs.ts';
+import { widerText } from './010-wider-text.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(dialect: SqlDialectName): MigrationProvider {
@@ -24,6 +25,7 @@ export function migrationProvider(dialect: SqlDialectName): MigrationProvider {
         '007-row-versions': rowVersions(),
         '008-tool-cells-in-keys': toolCellsInKeys(dialect),
         '009-icp-score-runs': icpScoreRuns(dialect),
+        '010-wider-text': widerText(dialect),
       };
     },
   };
