@@ -7,6 +7,7 @@ import { openExpressionPool } from './expressions/expression-pool.ts';
 import { restApp } from './http/rest-app.ts';
 import { BuilderRunPayload, runBuilderJob } from './jobs/run-builder.ts';
 import { EnrichPayloadSchema, runEnrichmentJob } from './jobs/run-enrichment.ts';
+import { resumeUnfinishedWork } from './jobs/resume-unfinished.ts';
 import { ICP_SCORE_JOB, IcpScorePayload, runIcpScoreJob } from './jobs/run-icp-score.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import type { Kernel } from './kernel.ts';
@@ -84,6 +85,8 @@ export function startWorkers(kernel: Kernel): () => void {
 export async function startService(config: Config, options: { rest?: boolean; mcp?: boolean } = {}): Promise<RunningService> {
   const kernel = await createKernel(config);
   await bootstrap(kernel);
+  // Before any request: work the in-process queue lost with a previous process is queued again.
+  if (config.workers > 0 && !kernel.queue.durable) await resumeUnfinishedWork(kernel);
   const stopPublishing = config.workers > 0 ? startWorkers(kernel) : () => {};
   let restUrl: string | undefined;
   let server: { stop(): Promise<void> | void } | undefined;

@@ -66,6 +66,8 @@ export interface ProjectRepo {
   /** A live project of this workspace; another workspace's project is `undefined`, like a missing one. */
   get(workspaceId: string, id: string): Promise<Project | undefined>;
   getByPk(pk: number): Promise<Project | undefined>;
+  /** Live projects whose builder run is `queued` or `running` (work to resume after a restart). */
+  unfinishedBuilds(): Promise<number[]>;
   list(q: ProjectListQuery): Promise<{ projects: Project[]; total: number }>;
   /** Live projects of a workspace (plan quota). */
   countLive(workspaceId: string): Promise<number>;
@@ -112,6 +114,8 @@ export interface RowRepo {
   counts(projectPks: number[]): Promise<Map<number, number>>;
   /** Soft-deletes rows of the project; returns how many were live. */
   softDelete(projectPk: number, seqs: number[]): Promise<number>;
+  /** Tool columns of live projects that hold `queued` or `running` cells (work to resume after a restart). */
+  unfinishedColumns(): Promise<{ projectPk: number; colNo: number }[]>;
   /** Rows of one column whose cell status is one of `from`, moved to `to`; returns their seqs. */
   moveStatus(projectPk: number, colNo: number, from: CellStatus[], to: CellStatus, seqs?: number[]): Promise<number[]>;
   /** Writes tool results (value, status, error) of one column, atomically for the batch. */

@@ -28,6 +28,7 @@ interface Running {
  * Work queued here is lost if the process dies; set REDIS_URL for durable jobs.
  */
 export class InProcessQueue implements JobQueue {
+  readonly durable = false;
   readonly workerId: string;
   private readonly policy: RetryPolicy;
   private readonly graceMs: number;

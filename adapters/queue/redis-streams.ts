@@ -230,6 +230,7 @@ const safeUrl = (url: string): string => redactUrl(url).replace(/\/\/:[^@]*@/, '
 const retryStrategy = (times: number): number => Math.min(times * 100, 2000) + Math.floor(Math.random() * 100);
 
 export class RedisStreamsQueue implements JobQueue {
+  readonly durable = true;
   readonly workerId: string;
   private readonly url: string;
   private readonly cmd: Redis;

@@ -136,6 +136,11 @@ export class SqlProjectRepo implements ProjectRepo {
     return r && toProject(r);
   }
 
+  async unfinishedBuilds(): Promise<number[]> {
+    const rows = await this.db.selectFrom('projects').select('pk').where('builder_status', 'in', ['queued', 'running']).where('deleted_at', 'is', null).execute();
+    return rows.map((r) => Number(r.pk));
+  }
+
   async list(q: ProjectListQuery): Promise<{ projects: Project[]; total: number }> {
     let base = this.db.selectFrom('projects').where('workspace_id', '=', q.workspaceId).where('deleted_at', 'is', null);
     if (q.nameSearch) {

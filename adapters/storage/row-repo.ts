@@ -268,6 +268,18 @@ export class SqlRowRepo implements RowRepo {
     return deleted;
   }
 
+  async unfinishedColumns(): Promise<{ projectPk: number; colNo: number }[]> {
+    const rows = await this.db
+      .selectFrom('cell_keys')
+      .innerJoin('projects', 'projects.pk', 'cell_keys.project_pk')
+      .select(['cell_keys.project_pk', 'cell_keys.col_no'])
+      .distinct()
+      .where('cell_keys.status', 'in', ['queued', 'running'])
+      .where('projects.deleted_at', 'is', null)
+      .execute();
+    return rows.map((r) => ({ projectPk: Number(r.project_pk), colNo: Number(r.col_no) }));
+  }
+
   async moveStatus(projectPk: number, colNo: number, from: CellStatus[], to: CellStatus, seqs?: number[]): Promise<number[]> {
     const ticket = this.memory.beginWrite(projectPk, { kind: 'cells', colNo, valuesToo: false });
     const moved = await this.db.transaction().execute(async (trx) => {

@@ -107,6 +107,8 @@ export interface ConsumeOptions {
 export interface JobQueue {
   /** Consumer id of this process (hostname-pid-random), named on every job log line. */
   readonly workerId: string;
+  /** Whether queued jobs outlive this process (Redis) or die with it (in-process). */
+  readonly durable: boolean;
   /** Queues a job and answers its id. Durable once resolved (Redis). */
   enqueue(type: string, payload: unknown): Promise<string>;
   /** Starts consuming with these handlers, at most `concurrency` jobs at once. Call once. */

@@ -1,0 +1,27 @@
+import type { Kernel } from '../kernel.ts';
+import { log } from '../log.ts';
+import { BUILDER_RUN_JOB } from '../services/projects.ts';
+import { enqueueEnrichment } from '../services/row-insert.ts';
+
+/**
+ * The in-process queue dies with its process: after a crash (or SIGKILL) its cells would stay
+ * `queued`/`running` and its builder runs `running` for ever. On start, before any request is
+ * taken, this process queues that work again; the handlers are idempotent (cells are claimed by
+ * status, builder pages resume from their checkpoint), so nothing is written or charged twice.
+ * Redis jobs outlive their process and are taken over by the queue itself, so this is not needed there.
+ */
+export async function resumeUnfinishedWork(kernel: Kernel): Promise<{ builds: number; cells: number }> {
+  const { projects, rows } = kernel.storage;
+  let cells = 0;
+  for (const { projectPk, colNo } of await rows.unfinishedColumns()) {
+    const column = (await projects.columns(projectPk)).find((c) => c.no === colNo && c.type === 'tool');
+    if (!column) continue;
+    const seqs = await rows.moveStatus(projectPk, colNo, ['queued', 'running'], 'queued');
+    await enqueueEnrichment(kernel, projectPk, column, seqs);
+    cells += seqs.length;
+  }
+  const builds = await projects.unfinishedBuilds();
+  for (const pk of builds) await kernel.queue.enqueue(BUILDER_RUN_JOB, { project_pk: pk });
+  if (cells || builds.length) log.info('resumed work left by a previous run', { builds: builds.length, cells });
+  return { builds: builds.length, cells };
+}
