@@ -48,16 +48,26 @@ export async function createKernel(config: Config): Promise<Kernel> {
   return { config, storage, plugins, queue, rateLimiter, statsBoard, expressions };
 }
 
-/** BOOTSTRAP_API_KEY: creates (once) a `default` workspace on `pro` holding that key. */
+/**
+ * BOOTSTRAP_API_KEY: creates (once) a `default` workspace on `pro` holding that key. Logs the key's
+ * prefix (never the key), which is what `admin key:list` shows and `admin key:revoke` accepts. A
+ * revoked bootstrap key stays revoked: it is not issued again on the next start.
+ */
 export async function bootstrap(kernel: Kernel): Promise<void> {
   const key = kernel.config.bootstrapApiKey;
   if (!key) return;
   const repo = kernel.storage.workspaces;
-  if (await repo.findKey(hashApiKey(key))) return;
+  const found = await repo.findKey(hashApiKey(key));
+  if (found) {
+    const fields = { workspace_id: found.workspace.id, key_prefix: found.key.prefix };
+    if (found.key.revokedAt !== null) log.warn('bootstrap key is revoked; BOOTSTRAP_API_KEY gives no access (remove it or choose another)', fields);
+    else log.info('bootstrap key ready', fields);
+    return;
+  }
   const ws = await repo.create({ name: 'default', plan: 'pro' });
-  await issueApiKey(repo, ws.id, key);
+  const { prefix } = await issueApiKey(repo, ws.id, key);
   if (kernel.config.bootstrapCredits > 0) await kernel.storage.credits.grant(ws.id, kernel.config.bootstrapCredits, { note: 'bootstrap' });
-  log.info('bootstrap workspace created', { workspace_id: ws.id });
+  log.info('bootstrap workspace created', { workspace_id: ws.id, key_prefix: prefix, credits: kernel.config.bootstrapCredits });
 }
 
 /** Starts consuming jobs, and publishes this worker's counters for /metrics every few seconds. */

@@ -14,6 +14,13 @@ export interface ApiKeyRecord {
   revokedAt: number | null;
 }
 
+/** A key as an operator lists it: never its hash. */
+export interface ApiKeySummary {
+  prefix: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
 export interface FoundKey {
   key: ApiKeyRecord;
   workspace: Workspace;
@@ -30,6 +37,8 @@ export interface WorkspaceRepo {
   /** With `projectId`: also the workspace's live project of that id (`null` when it has none), in the same read. */
   findKey(keyHash: string, projectId?: string): Promise<FoundKey | undefined>;
   revokeKey(prefix: string): Promise<boolean>;
+  /** The workspace's keys, revoked ones too, oldest first. */
+  listKeys(workspaceId: string): Promise<ApiKeySummary[]>;
 }
 
 export interface NewColumn {

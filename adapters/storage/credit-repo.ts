@@ -1,12 +1,25 @@
 import { type Kysely, sql } from 'kysely';
-import type { CreditRepo, DebitItem, LedgerEntry, LedgerKind, LedgerRef } from '../../core/credits/credit-types.ts';
+import {
+  type AdjustOutcome,
+  BalanceOverflowError,
+  type CreditRepo,
+  type DebitItem,
+  type LedgerEntry,
+  type LedgerKind,
+  type LedgerRef,
+  MAX_BALANCE,
+} from '../../core/credits/credit-types.ts';
 import type { Database } from './database.ts';
 import { isDuplicateKey } from './sql-errors.ts';
 import type { Tables } from './tables.ts';
 
 /** Thrown inside a transaction to roll it back with a known answer. */
 class Abort extends Error {
-  constructor(readonly answer: 'insufficient' | 'duplicate') {
+  constructor(
+    readonly answer: 'insufficient' | 'overflow',
+    /** The balance met, when the answer depends on it. */
+    readonly balance = 0,
+  ) {
     super(answer);
   }
 }
@@ -50,15 +63,39 @@ export class SqlCreditRepo implements CreditRepo {
   }
 
   async grant(workspaceId: string, amount: number, ref: LedgerRef & { idemKey?: string } = {}): Promise<number> {
+    if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`a grant is a positive safe integer, got ${amount}`);
     try {
       await this.db.transaction().execute(async (trx) => {
         await trx.insertInto('credit_ledger').values(ledgerValues(workspaceId, 'grant', amount, ref)).execute();
         await this.addToBalance(trx, workspaceId, amount);
+        // Read back under the row lock the upsert holds (no lock taken before the write, so concurrent
+        // first grants of a workspace never deadlock); past the limit, the transaction is undone.
+        const after = await this.lockedBalance(trx, workspaceId);
+        if (after > MAX_BALANCE) throw new Abort('overflow');
       });
     } catch (e) {
+      if (e instanceof Abort) throw new BalanceOverflowError(await this.balance(workspaceId), amount);
       if (!isDuplicateKey(e)) throw e; // the same grant (e.g. a monthly one) was given already
     }
     return this.balance(workspaceId);
+  }
+
+  async adjust(workspaceId: string, delta: number, ref: LedgerRef & { note: string }): Promise<AdjustOutcome> {
+    if (!Number.isSafeInteger(delta) || delta === 0) throw new RangeError(`an adjustment is a non-zero safe integer, got ${delta}`);
+    try {
+      const balance = await this.db.transaction().execute(async (trx) => {
+        const before = await this.lockedBalance(trx, workspaceId);
+        if (before + delta < 0) throw new Abort('insufficient', before);
+        if (before + delta > MAX_BALANCE) throw new Abort('overflow', before);
+        await trx.insertInto('credit_ledger').values(ledgerValues(workspaceId, 'adjust', delta, ref)).execute();
+        await this.addToBalance(trx, workspaceId, delta);
+        return before + delta;
+      });
+      return { ok: true, balance };
+    } catch (e) {
+      if (e instanceof Abort) return { ok: false, reason: e.answer === 'insufficient' ? 'negative' : 'overflow', balance: e.balance };
+      throw e;
+    }
   }
 
   async debit(workspaceId: string, kind: 'reserve' | 'charge', amount: number, ref: LedgerRef & { idemKey?: string }): Promise<'ok' | 'insufficient' | 'duplicate'> {
@@ -70,7 +107,7 @@ export class SqlCreditRepo implements CreditRepo {
       });
       return 'ok';
     } catch (e) {
-      if (e instanceof Abort) return e.answer;
+      if (e instanceof Abort) return 'insufficient';
       if (isDuplicateKey(e)) return 'duplicate';
       throw e;
     }

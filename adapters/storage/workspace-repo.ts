@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { newId } from '../../core/ids.ts';
 import type { Workspace } from '../../core/model.ts';
-import type { ApiKeyRecord, FoundKey, WorkspaceRepo } from '../../core/storage.ts';
+import type { ApiKeyRecord, ApiKeySummary, FoundKey, WorkspaceRepo } from '../../core/storage.ts';
 import { type ReusableQuery, reusableQuery } from './compiled-queries.ts';
 import type { Database } from './database.ts';
 import { toProject } from './project-repo.ts';
@@ -102,5 +102,16 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
+  }
+
+  async listKeys(workspaceId: string): Promise<ApiKeySummary[]> {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .select(['prefix', 'created_at', 'revoked_at'])
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => ({ prefix: r.prefix, createdAt: Number(r.created_at), revokedAt: r.revoked_at === null ? null : Number(r.revoked_at) }));
   }
 }

@@ -5,18 +5,27 @@ import { openQueue } from '../../adapters/queue/open-queue.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { setLogLevel } from '../log.ts';
 import { configurePlans, isKnownPlan, planNames } from '../plans.ts';
-import { issueApiKey, keyPrefix } from '../services/api-keys.ts';
+import { BalanceOverflowError, MAX_BALANCE } from '../credits/credit-types.ts';
+import { hashApiKey, isKeyPrefix, issueApiKey, keyPrefix } from '../services/api-keys.ts';
 import type { Storage } from '../storage.ts';
 
 /**
  * `bun run admin <command> [--flags]`: workspace and key administration on DATABASE_URL.
  * Prints one JSON object; exits 1 with {"error": ...} on a mistake.
  */
+/** Credits of a workspace made by workspace:create without --credits (BOOTSTRAP_CREDITS' default too). */
+export const DEFAULT_WORKSPACE_CREDITS = 1000;
+
+/** Longest adjustment reason: it is kept in the ledger's note (varchar(255)). */
+const MAX_REASON_CHARS = 255;
+
 const USAGE = `usage: bun run admin <command>
-  workspace:create --name N [--plan free|pro] [--credits N]
+  workspace:create --name N [--plan free|pro] [--credits N]   (credits default ${DEFAULT_WORKSPACE_CREDITS})
   key:create --workspace ID
-  key:revoke --key PREFIX
-  credits:grant --workspace ID --amount N
+  key:list --workspace ID
+  key:revoke --key KEY_OR_PREFIX
+  credits:grant --workspace ID --amount N           (N > 0)
+  credits:adjust --workspace ID --amount N --reason TEXT   (N may be negative: --amount=-50)
   credits:ledger --workspace ID [--limit N]
   credits:usage --workspace ID [--days N] [--csv]
   jobs:stats                      (needs REDIS_URL)
@@ -40,10 +49,46 @@ function need(values: Record<string, string | boolean | undefined>, name: string
   return v;
 }
 
-function amount(raw: string, name: string): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n)) throw new UsageError(`--${name} must be an integer, got "${raw}"`);
+/**
+ * A whole number written in digits (an optional leading minus; no exponent, fraction, sign `+`,
+ * hex or blanks), within [min, max] and a safe integer. `allowed` says what is accepted, for the error.
+ */
+function wholeNumber(raw: string, name: string, min: number, max: number, allowed: string, exceptZero = false): number {
+  const n = /^-?\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max || (exceptZero && n === 0)) {
+    throw new UsageError(`--${name} must be ${allowed}, got "${raw}"`);
+  }
   return n;
+}
+
+const count = (raw: string, name: string) => wholeNumber(raw, name, 1, 1_000_000, 'a whole number from 1 to 1000000');
+const POSITIVE_CREDITS = `a whole number of credits from 1 to ${MAX_BALANCE}`;
+
+/**
+ * parseArgs takes `--amount=-5` but reads `--amount -5` as a missing value; numbers may be negative
+ * here (credits:adjust), so a flag followed by a negative number is joined into the `=` form.
+ */
+function joinNegativeValues(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const next = args[i + 1];
+    if (/^--[a-z]+$/.test(arg) && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/** Grants, turning "past the largest balance" into the operator's error. */
+async function grantOrFail(storage: Storage, workspaceId: string, credits: number, note: string): Promise<number> {
+  try {
+    return await storage.credits.grant(workspaceId, credits, { note });
+  } catch (e) {
+    if (e instanceof BalanceOverflowError) throw new UsageError(`refused: ${e.message}`);
+    throw e;
+  }
 }
 
 function plan(raw: string): string {
@@ -79,7 +124,7 @@ async function jobsCommand(command: string, values: Record<string, string | bool
         return { waiting, delayed, pending, dead, workers };
       }
       case 'jobs:dead':
-        return { dead: await queue.listDead(values.limit ? amount(String(values.limit), 'limit') : 50) };
+        return { dead: await queue.listDead(values.limit ? count(String(values.limit), 'limit') : 50) };
       default: {
         const id = values.id === true || values.all ? 'all' : need(values, 'id');
         return { retried: await queue.retryDead(id) };
@@ -94,7 +139,7 @@ async function jobsCommand(command: string, values: Record<string, string | bool
 export async function runAdmin(argv: string[], storage: Storage, config: Config = loadConfig()): Promise<unknown> {
   const [command, ...rest] = argv;
   const { values } = parseArgs({
-    args: rest,
+    args: joinNegativeValues(rest),
     options: {
       name: { type: 'string' },
       plan: { type: 'string' },
@@ -102,6 +147,7 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
       workspace: { type: 'string' },
       key: { type: 'string' },
       amount: { type: 'string' },
+      reason: { type: 'string' },
       subject: { type: 'string' },
       issuer: { type: 'string' },
       limit: { type: 'string' },
@@ -116,9 +162,13 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
   if (command === 'jobs:stats' || command === 'jobs:dead' || command === 'jobs:retry') return jobsCommand(command, values, config);
   switch (command) {
     case 'workspace:create': {
-      const ws = await repo.create({ name: need(values, 'name'), plan: plan(values.plan ?? 'pro') });
-      const credits = values.credits ? amount(values.credits, 'credits') : 0;
-      if (credits) await storage.credits.grant(ws.id, credits, { note: 'workspace:create' });
+      const name = need(values, 'name');
+      const p = plan(values.plan ?? 'pro');
+      // Enough to try the README walkthrough with the new key; --credits 0 gives none.
+      const credits =
+        values.credits === undefined ? DEFAULT_WORKSPACE_CREDITS : wholeNumber(values.credits, 'credits', 0, MAX_BALANCE, `a whole number of credits from 0 to ${MAX_BALANCE}`);
+      const ws = await repo.create({ name, plan: p });
+      if (credits > 0) await storage.credits.grant(ws.id, credits, { note: 'workspace:create' });
       const { api_key, prefix } = await issueApiKey(repo, ws.id);
       return { workspace_id: ws.id, name: ws.name, plan: ws.plan, credits, api_key, key_prefix: prefix };
     }
@@ -127,20 +177,63 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
       const { api_key, prefix } = await issueApiKey(repo, ws.id);
       return { workspace_id: ws.id, api_key, key_prefix: prefix };
     }
+    case 'key:list': {
+      const ws = await workspaceOrFail(storage, need(values, 'workspace'));
+      const keys = await repo.listKeys(ws.id);
+      return {
+        workspace_id: ws.id,
+        keys: keys.map((k) => ({
+          key_prefix: k.prefix,
+          created_at: new Date(k.createdAt).toISOString(),
+          revoked: k.revokedAt !== null,
+          revoked_at: k.revokedAt === null ? null : new Date(k.revokedAt).toISOString(),
+        })),
+      };
+    }
     case 'key:revoke': {
-      const prefix = keyPrefix(need(values, 'key'));
-      const revoked = await repo.revokeKey(prefix);
-      if (!revoked) throw new UsageError(`no live key with prefix ${prefix}`);
+      // The whole key (any shape: the bootstrap key is whatever BOOTSTRAP_API_KEY held), or its prefix.
+      const given = need(values, 'key');
+      const found = await repo.findKey(hashApiKey(given));
+      let prefix: string;
+      if (found) prefix = found.key.prefix;
+      else if (isKeyPrefix(given)) prefix = given;
+      else if (keyPrefix(given) !== given) {
+        throw new UsageError(`no key matches: ${keyPrefix(given)}_… is not a stored key (check it, or revoke by its prefix: --key ${keyPrefix(given)})`);
+      } else throw new UsageError('no key matches: pass the whole key, or its prefix (wfs_xxxxxxxx, or boot_xxxxxxxx for BOOTSTRAP_API_KEY; see key:list)');
+      if (!(await repo.revokeKey(prefix))) throw new UsageError(`no live key with prefix ${prefix} (unknown, or revoked already)`);
       return { revoked: true, key_prefix: prefix };
     }
     case 'credits:grant': {
       const ws = await workspaceOrFail(storage, need(values, 'workspace'));
-      const balance = await storage.credits.grant(ws.id, amount(need(values, 'amount'), 'amount'), { note: 'credits:grant' });
-      return { workspace_id: ws.id, balance };
+      const credits = wholeNumber(need(values, 'amount'), 'amount', 1, MAX_BALANCE, POSITIVE_CREDITS);
+      return { workspace_id: ws.id, balance: await grantOrFail(storage, ws.id, credits, 'credits:grant') };
+    }
+    case 'credits:adjust': {
+      const ws = await workspaceOrFail(storage, need(values, 'workspace'));
+      const delta = wholeNumber(
+        need(values, 'amount'),
+        'amount',
+        -MAX_BALANCE,
+        MAX_BALANCE,
+        `a non-zero whole number of credits between -${MAX_BALANCE} and ${MAX_BALANCE} (negative takes credits away: --amount=-50)`,
+        true,
+      );
+      const reason = need(values, 'reason').trim();
+      if (reason === '') throw new UsageError('--reason must say why (it is kept in the ledger)');
+      if ([...reason].length > MAX_REASON_CHARS) throw new UsageError(`--reason must be at most ${MAX_REASON_CHARS} characters`);
+      const outcome = await storage.credits.adjust(ws.id, delta, { note: reason });
+      if (!outcome.ok) {
+        throw new UsageError(
+          outcome.reason === 'negative'
+            ? `refused: the balance is ${outcome.balance}; adjusting by ${delta} would take it below zero`
+            : `refused: the balance is ${outcome.balance}; adjusting by ${delta} would pass the largest balance allowed (${MAX_BALANCE})`,
+        );
+      }
+      return { workspace_id: ws.id, adjusted: delta, reason, balance: outcome.balance };
     }
     case 'credits:ledger': {
       const ws = await workspaceOrFail(storage, need(values, 'workspace'));
-      const entries = await storage.credits.entries(ws.id, values.limit ? amount(values.limit, 'limit') : 100);
+      const entries = await storage.credits.entries(ws.id, values.limit ? count(values.limit, 'limit') : 100);
       return {
         workspace_id: ws.id,
         balance: await storage.credits.balance(ws.id),
@@ -149,7 +242,7 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
     }
     case 'credits:usage': {
       const ws = await workspaceOrFail(storage, need(values, 'workspace'));
-      const days = values.days ? amount(values.days, 'days') : 30;
+      const days = values.days ? wholeNumber(values.days, 'days', 1, 36_500, 'a whole number of days from 1 to 36500') : 30;
       const usage = await storage.credits.usage(ws.id, Date.now() - days * 86_400_000);
       if (!values.csv) return { workspace_id: ws.id, days, usage };
       // CSV for spreadsheets: one line per plugin.

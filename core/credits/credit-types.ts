@@ -8,7 +8,28 @@ export interface LedgerRef {
   note?: string | null;
 }
 
-export type LedgerKind = 'grant' | 'reserve' | 'charge' | 'refund';
+/** `adjust`: an operator's correction (admin credits:adjust), signed, with its reason in `note`. */
+export type LedgerKind = 'grant' | 'reserve' | 'charge' | 'refund' | 'adjust';
+
+/**
+ * The largest balance a workspace may hold: credits are JavaScript numbers on the way in and out,
+ * so a balance stays a safe integer (exact in every driver and in JSON answers).
+ */
+export const MAX_BALANCE = Number.MAX_SAFE_INTEGER;
+
+/** A grant or adjustment that would take the balance past MAX_BALANCE; nothing was written. */
+export class BalanceOverflowError extends Error {
+  override name = 'BalanceOverflowError';
+  constructor(
+    readonly balance: number,
+    readonly amount: number,
+  ) {
+    super(`the balance is ${balance}; adding ${amount} would pass the largest balance allowed (${MAX_BALANCE})`);
+  }
+}
+
+/** What an adjustment did: the new balance, or why it was refused (with the balance it met). */
+export type AdjustOutcome = { ok: true; balance: number } | { ok: false; reason: 'negative' | 'overflow'; balance: number };
 
 export interface LedgerEntry extends LedgerRef {
   id: number;
@@ -30,7 +51,17 @@ export interface DebitItem extends LedgerRef {
  * updated in the same transaction as each entry so it can be checked and taken atomically.
  */
 export interface CreditRepo {
+  /**
+   * Adds `amount` (> 0) and answers the new balance. Throws BalanceOverflowError, writing nothing,
+   * when the balance would pass MAX_BALANCE. A second grant with the same idempotency key is ignored.
+   */
   grant(workspaceId: string, amount: number, ref?: LedgerRef & { idemKey?: string }): Promise<number>;
+  /**
+   * An operator's correction (kind `adjust`, the reason in `note`): adds `delta`, which may be
+   * negative, unless the balance would go below zero or past MAX_BALANCE. The check and the write
+   * are one transaction, with the balance row locked, as for debits.
+   */
+  adjust(workspaceId: string, delta: number, ref: LedgerRef & { note: string }): Promise<AdjustOutcome>;
   /**
    * Takes `amount` (kind reserve or charge) if the balance covers it. `duplicate` when an entry with
    * this idempotency key exists already (it was paid before).

@@ -1,5 +1,7 @@
+import { BalanceOverflowError } from '../credits/credit-types.ts';
 import { ServiceError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
+import { log } from '../log.ts';
 import type { Workspace } from '../model.ts';
 import { planRules } from '../plans.ts';
 
@@ -11,7 +13,13 @@ async function grantMonthlyCredits(kernel: Kernel, workspace: Workspace, amount:
   const key = `monthly:${workspace.id}:${month}`;
   if (monthlyGranted.has(key)) return;
   // The idempotency key makes the grant happen once, whichever process sees the first call.
-  await kernel.storage.credits.grant(workspace.id, amount, { idemKey: key, note: `${workspace.plan} plan, ${month}` });
+  try {
+    await kernel.storage.credits.grant(workspace.id, amount, { idemKey: key, note: `${workspace.plan} plan, ${month}` });
+  } catch (e) {
+    // A balance at the largest one allowed simply gets no more; the call itself goes on.
+    if (!(e instanceof BalanceOverflowError)) throw e;
+    log.warn('monthly credits not granted: the balance is at its limit', { workspace_id: workspace.id, balance: e.balance });
+  }
   monthlyGranted.add(key);
 }
 

@@ -22,6 +22,9 @@ export function keyPrefix(keyOrPrefix: string): string {
   return m?.[1] ?? keyOrPrefix;
 }
 
+/** Whether this is a key's public prefix alone (`wfs_xxxxxxxx`, or `boot_xxxxxxxx` of a bootstrap key). */
+export const isKeyPrefix = (s: string): boolean => /^(wfs|boot)_[0-9a-f]{8}$/.test(s);
+
 /** Issues a key for a workspace; the clear key is returned once and never stored. */
 export async function issueApiKey(repo: WorkspaceRepo, workspaceId: string, key?: string): Promise<{ api_key: string; prefix: string }> {
   // A key chosen by the operator (BOOTSTRAP_API_KEY) may have any shape; give it a stable prefix.
