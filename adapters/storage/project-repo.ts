@@ -10,14 +10,14 @@ import type { ColumnTable, ProjectTable } from './tables.ts';
 const json = (s: string | null): unknown => (s === null ? null : JSON.parse(s));
 
 export function toProject(r: Selectable<ProjectTable>): Project {
-  return {
+  const project: Project = {
     pk: Number(r.pk),
     id: r.id,
     workspaceId: r.workspace_id,
     creatorId: r.creator_id,
     name: r.name,
     builderId: r.builder_id,
-    formData: json(r.form_data),
+    formData: null,
     builderStatus: r.builder_status as BuilderState,
     builderError: r.builder_error,
     builderProgress: json(r.builder_progress) as Project['builderProgress'],
@@ -28,7 +28,21 @@ export function toProject(r: Selectable<ProjectTable>): Project {
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
+  // A builder's form can be megabytes (a pasted CSV) and only the builder run reads it: parsed on
+  // first use, not on every request that reads the project.
+  let form: { parsed: unknown } | undefined;
+  Object.defineProperty(project, 'formData', {
+    enumerable: true,
+    get: () => (form ??= { parsed: json(r.form_data) }).parsed,
+  });
+  return project;
 }
+
+/** Every project field but the builder's form: listings never show it, and it can be megabytes. */
+const LISTED_FIELDS = [
+  'pk', 'id', 'workspace_id', 'creator_id', 'name', 'name_lower', 'builder_id', 'builder_status', 'builder_error',
+  'builder_progress', 'next_col_no', 'saved_filters', 'builder_checkpoint', 'execution_log', 'created_at', 'updated_at', 'deleted_at',
+] as const satisfies readonly (keyof ProjectTable)[];
 
 function toColumn(r: ColumnTable): Column {
   return {
@@ -131,6 +145,10 @@ export class SqlProjectRepo implements ProjectRepo {
     return r && toProject(r);
   }
 
+  async isLive(pk: number): Promise<boolean> {
+    return (await this.db.selectFrom('projects').select('pk').where('pk', '=', pk).where('deleted_at', 'is', null).executeTakeFirst()) !== undefined;
+  }
+
   async getByPk(pk: number): Promise<Project | undefined> {
     const r = await this.db.selectFrom('projects').selectAll().where('pk', '=', pk).where('deleted_at', 'is', null).executeTakeFirst();
     return r && toProject(r);
@@ -147,10 +165,10 @@ export class SqlProjectRepo implements ProjectRepo {
       base = base.where(sql<boolean>`name_lower LIKE ${`%${likeEscape(q.nameSearch.toLowerCase())}%`} ESCAPE '!'`);
     }
     const [rows, count] = await Promise.all([
-      base.selectAll().orderBy('updated_at', 'desc').orderBy('pk', 'desc').limit(q.limit).offset(q.offset).execute(),
+      base.select(LISTED_FIELDS).orderBy('updated_at', 'desc').orderBy('pk', 'desc').limit(q.limit).offset(q.offset).execute(),
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
     ]);
-    return { projects: rows.map(toProject), total: Number(count?.n ?? 0) };
+    return { projects: rows.map((r) => toProject({ ...r, form_data: null })), total: Number(count?.n ?? 0) };
   }
 
   async countLive(workspaceId: string): Promise<number> {
