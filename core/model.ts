@@ -91,7 +91,8 @@ export interface BuilderCheckpoint {
 /** One step of a builder run, as a user reads it to learn why a run produced what it did. */
 export interface ExecutionLogEntry {
   at: string;
-  step: 'queued' | 'started' | 'resumed' | 'page' | 'retry' | 'completed' | 'failed';
+  /** `warning`: the run stopped at a row limit while its source had more (shown as builder_status.warning). */
+  step: 'queued' | 'started' | 'resumed' | 'page' | 'retry' | 'warning' | 'completed' | 'failed';
   message: string;
   attempt?: number;
   page?: number;

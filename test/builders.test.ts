@@ -55,6 +55,13 @@ describe('GET /project-builders (catalog)', () => {
     expect(item('csv_import_builder').form_data).toEqual({ csv_text: '' });
   });
 
+  test('each item shows its row limit, and the CSV form says what happens past it', () => {
+    expect(item('csv_import_builder').max_rows).toBe(100_000);
+    expect(item('manual_list_builder').max_rows).toBe(10_000);
+    for (const b of catalog) expect(b.max_rows).toBeGreaterThan(0);
+    expect(item('csv_import_builder').schema.properties.csv_text.description).toContain('At most 100,000 data rows');
+  });
+
   test('each item also carries a name, a description, its cost and its JSON Schema', () => {
     for (const b of catalog) {
       expect(b.name.length).toBeGreaterThan(0);

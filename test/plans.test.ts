@@ -42,6 +42,8 @@ describe.each(DIALECTS)('plans, quotas, rate limits and idempotency on %s', (dia
     const p = await waitForBuilder(scoped(ws.key), r.body.project_id);
     expect(p.row_count).toBe(3);
     expect(p.builder_status.type).toBe('completed');
+    // Not silently: the list had 5 lines.
+    expect(p.builder_status.warning).toStartWith('stopped at 3 rows: the team plan holds at most 3 rows per project');
     const add = await t.api('POST', `/projects/${r.body.project_id}/rows`, { ...as(ws.key), body: { company: { Name: 'f', Domain: null } } });
     expect(add.status).toBe(403);
     expect(add.body.detail).toMatchObject({ code: 'quota_exceeded', quota: 'rows_per_project', limit: 3 });

@@ -3,11 +3,13 @@ import { isStoreUnavailable } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
 import type { BuilderCheckpoint, Cell, Column, ExecutionLogEntry, Project } from '../model.ts';
-import type { BuilderPage, BuilderRunContext, BuiltRow } from '../plugins/plugin-types.ts';
+import { planRules } from '../plans.ts';
+import type { AnyBuilder, BuilderPage, BuilderRunContext, BuiltRow } from '../plugins/plugin-types.ts';
 import { ProviderError } from '../plugins/provider-http.ts';
 import { settleBuilderCredits } from '../credits/charges.ts';
 import { rowRoom } from '../services/quotas.ts';
 import { insertRows } from '../services/row-insert.ts';
+import { breathe } from './breathe.ts';
 import { type Job, type JobContext, retryableError } from './queue.ts';
 import { awaitProviderBudget } from './rate-limiter.ts';
 
@@ -28,6 +30,19 @@ function toCells(rows: BuiltRow[], byName: Map<string, Column>): Record<number, 
 }
 
 const asPage = (p: BuiltRow[] | BuilderPage): BuilderPage => (Array.isArray(p) ? { rows: p } : p);
+
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/** A run that stopped at the builder's own limit while its source had more rows. */
+function builderLimitWarning(builder: AnyBuilder, rows: number): string {
+  return `stopped at ${count(rows)} rows: ${builder.name} writes at most ${count(builder.maxRows)} rows per project and the source has more; the rows written are kept — split the source and import the rest into another project`;
+}
+
+/** A run that stopped at the plan's rows per project while its source had more rows. */
+function planLimitWarning(plan: string, rows: number): string {
+  const limit = planRules(plan).maxRowsPerProject ?? rows;
+  return `stopped at ${count(rows)} rows: the ${plan} plan holds at most ${count(limit)} rows per project and the source has more; the rows written are kept — delete rows or change plan, then add the rest`;
+}
 
 /**
  * Runs a project's builder: pages of rows from the plugin are written as they come, each page
@@ -83,6 +98,8 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
   let skip = resuming && checkpoint.cursor === undefined ? checkpoint.rows_created : 0;
   let created = checkpoint.rows_created;
   let pages = checkpoint.pages;
+  /** Set when a row limit cut the source short: the warning the run ends with. */
+  let stopped: string | undefined;
   try {
     await awaitProviderBudget(kernel.rateLimiter, builder, ctx.providerMode, ctx.signal);
     for await (const raw of builder.run(form, ctx)) {
@@ -94,19 +111,21 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
         skip -= dropped;
         if (rows.length === 0) continue;
       }
-      const current = await projects.getByPk(project.pk);
-      if (!current) {
+      if (!(await projects.isLive(project.pk))) {
         log.info('builder run stopped: project deleted', { job_id: job.id, worker: jobCtx.workerId });
         await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created);
         return;
       }
-      const workspace = await kernel.storage.workspaces.get(project.workspaceId);
-      const room = Math.min(builder.maxRows - created, await rowRoom(kernel, workspace?.plan ?? 'free', project.pk));
-      rows = rows.slice(0, Math.max(0, room));
-      if (rows.length === 0) {
-        if (room <= 0 && created < target) note({ step: 'page', message: `stopped at ${created} rows: the plan's or builder's row limit`, total_rows: created });
-        break;
+      const plan = (await kernel.storage.workspaces.get(project.workspaceId))?.plan ?? 'free';
+      const builderRoom = builder.maxRows - created;
+      const planRoom = await rowRoom(kernel, plan, project.pk);
+      const room = Math.max(0, Math.min(builderRoom, planRoom));
+      // The source holds more than may be written: keep what fits, then stop and say so.
+      if (rows.length > room) {
+        stopped = builderRoom <= planRoom ? builderLimitWarning(builder, created + room) : planLimitWarning(plan, created + room);
+        rows = rows.slice(0, room);
       }
+      if (rows.length === 0) break;
       const columns = await projects.columns(project.pk);
       pages += 1;
       created += rows.length;
@@ -117,10 +136,17 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
         checkpoint: next,
         log: note({ step: 'page', message: `page ${pages}: ${rows.length} rows written`, page: pages, rows: rows.length, total_rows: created }),
       });
+      if (stopped) break;
+      await breathe();
       // The plugin fetches its next page when asked for it: spend the provider budget first.
       await awaitProviderBudget(kernel.rateLimiter, builder, ctx.providerMode, ctx.signal);
     }
     await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created);
+    // A run cut short by a limit still completes (its rows are kept), with a warning shown in builder_status.
+    if (stopped) {
+      note({ step: 'warning', message: stopped, total_rows: created });
+      log.warn('builder run stopped at a row limit', { job_id: job.id, worker: jobCtx.workerId, project_id: project.id, builder: builder.id, rows: created });
+    }
     await projects.setBuilderState(project.pk, {
       builderStatus: 'completed',
       builderError: null,

@@ -4,6 +4,7 @@ import { scoreRowsInto } from '../icp/score-tally.ts';
 import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
 import { toolColumnNos } from '../services/rows.ts';
+import { breathe } from './breathe.ts';
 import { type Job, type JobContext, JobError, retryableError } from './queue.ts';
 
 export const ICP_SCORE_JOB = 'icp.score';
@@ -15,9 +16,6 @@ export const IcpScorePayload = Type.Object({ run_id: Type.String({ minLength: 1 
  * 100,000-row run: p50 7 ms, p99 27 ms; 1,000-row rounds gave p99 60 ms).
  */
 export const SCORE_PAGE = 250;
-
-/** Lets timers and I/O (other requests) run before the next round. */
-const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Scores a project against an ICP for a score run (score_icp above the inline size), page by page

@@ -33,6 +33,9 @@ export const BuilderStatusSchema = Type.Object({
   type: Type.Union(['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
   error_message: Type.Union([Type.String(), Type.Null()]),
   progress: Type.Optional(Type.Object({ rows_created: Type.Integer(), target: Type.Integer() })),
+  warning: Type.Optional(
+    Type.String({ description: 'Set when the run completed but stopped at a row limit (the builder’s max_rows or the plan’s rows per project) while its source had more rows; the rows written are kept.' }),
+  ),
 });
 
 export const ProjectSummarySchema = Type.Object({

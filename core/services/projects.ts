@@ -21,6 +21,7 @@ export function builderCatalogItem(b: AnyBuilder) {
     description: b.description,
     category: b.category,
     cost: b.cost,
+    max_rows: b.maxRows,
     form_data: emptyTemplate(b.input) as Record<string, unknown>,
     schema: b.input,
   };
@@ -99,6 +100,8 @@ export async function projectDetails(kernel: Kernel, project: Project) {
   const columns = await projects.columns(project.pk);
   const toolCols = columns.filter((c) => c.type === 'tool').map((c) => c.no);
   const [first, counts] = await Promise.all([rows.first(project.pk, toolCols), rows.counts([project.pk])]);
+  // A run cut short by a row limit logs why (core/jobs/run-builder.ts); a project runs its builder once.
+  const warning = [...project.executionLog].reverse().find((e) => e.step === 'warning');
   return {
     id: project.id,
     name: project.name,
@@ -110,6 +113,7 @@ export async function projectDetails(kernel: Kernel, project: Project) {
       type: project.builderStatus,
       error_message: project.builderError,
       ...(project.builderProgress && ['queued', 'running'].includes(project.builderStatus) ? { progress: project.builderProgress } : {}),
+      ...(warning ? { warning: warning.message } : {}),
     },
     ...(project.builderId ? { lead_gen_execution_log: project.executionLog } : {}),
     createdAt: iso(project.createdAt),
