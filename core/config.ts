@@ -33,6 +33,8 @@ export interface Config {
   plans: Record<string, PlanRules>;
   /** Size bounds of stored data and of answers (MAX_CELL_BYTES, MAX_ROW_BYTES, MAX_PAGE_BYTES). */
   limits: { cellBytes: number; rowBytes: number; pageBytes: number };
+  /** METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`; unset, it is open. */
+  metricsToken: string | undefined;
   /** The sandbox of tenant JSONata (FORMULA_TIMEOUT_MS, EXPRESSION_MAX_MEMORY_MB, EXPRESSION_WORKERS). */
   expressions: { timeoutMs: number; maxMemoryMb: number; workers: number };
 }
@@ -43,8 +45,8 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) {
-    throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  if (!Number.isSafeInteger(n) || n < min) {
+    throw new Error(`${name} must be an integer from ${min} to ${Number.MAX_SAFE_INTEGER}, got "${raw}"`);
   }
   return n;
 }
@@ -116,6 +118,7 @@ export function loadConfig(env: Env = process.env): Config {
       rowBytes: int(env, 'MAX_ROW_BYTES', 1_048_576, 1024),
       pageBytes: int(env, 'MAX_PAGE_BYTES', 16 * 1_048_576, 65_536),
     },
+    metricsToken: env.METRICS_TOKEN || undefined,
     expressions: {
       timeoutMs: int(env, 'FORMULA_TIMEOUT_MS', 1000, 10),
       maxMemoryMb: int(env, 'EXPRESSION_MAX_MEMORY_MB', 256, 16),

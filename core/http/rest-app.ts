@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { resolve } from 'node:path';
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
@@ -37,13 +38,24 @@ async function readJson(request: Request, op: AnyOperation, maxBytes: number): P
   };
 }
 
+/**
+ * METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>` (401 otherwise).
+ * Both sides are hashed first so the comparison takes the same time whatever their lengths.
+ */
+function metricsAllowed(token: string | undefined, authorization: string | null): boolean {
+  if (!token) return true;
+  const presented = /^Bearer[ \t]+(.+)$/i.exec(authorization ?? '')?.[1]?.trim() ?? '';
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(presented), digest(token));
+}
+
 function routePath(basePath: string, path: string): string {
   return basePath + path.replace(/\{(\w+)\}/g, ':$1');
 }
 
 /** The REST door: one route per operation of the table, mounted under BASE_PATH. */
 export function restApp(kernel: Kernel, ops: AnyOperation[]) {
-  const { basePath, maxBodyBytes } = kernel.config;
+  const { basePath, maxBodyBytes, metricsToken } = kernel.config;
   const docs = `${basePath}/docs`;
   const app = new Elysia({ name: 'workflow-rest' })
     .use(
@@ -69,7 +81,13 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
     }, { detail: { hide: true } });
 
   // Operators' view of the queues (Prometheus text). Outside BASE_PATH, like every scrape target.
-  app.get('/metrics', async () => {
+  app.get('/metrics', async ({ request }) => {
+    if (!metricsAllowed(metricsToken, request.headers.get('authorization'))) {
+      return Response.json(
+        { detail: 'The metrics need a token: send "Authorization: Bearer <METRICS_TOKEN>"' },
+        { status: 401, headers: { 'www-authenticate': 'Bearer realm="metrics"' } },
+      );
+    }
     const [own, published] = await Promise.all([kernel.queue.stats(), kernel.statsBoard.all()]);
     const workers = [...published.filter((w) => w.workerId !== own.workerId), ...(kernel.config.workers > 0 ? [own] : [])];
     const { contentType, body } = await renderMetrics(own, workers);
