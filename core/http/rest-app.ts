@@ -8,7 +8,8 @@ import type { Kernel } from '../kernel.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 import { runOperation } from '../operations/run-operation.ts';
 import { admitCall } from '../services/admission.ts';
-import { authenticateFor, hashApiKey } from '../services/api-keys.ts';
+import { authenticateFor, hashApiKey, presentedKeyPrefix } from '../services/api-keys.ts';
+import { accessLog, accessRecord } from './access-log.ts';
 import { errorResponse } from './error-response.ts';
 import { renderMetrics } from '../metrics/prometheus.ts';
 import { openapiOperation } from './openapi.ts';
@@ -58,6 +59,8 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
   const { basePath, maxBodyBytes, metricsToken } = kernel.config;
   const docs = `${basePath}/docs`;
   const app = new Elysia({ name: 'workflow-rest' })
+    // Outermost: one access-log line and an x-request-id for every request, whatever answers it.
+    .wrap(accessLog as never)
     .use(
       openapi({
         path: docs,
@@ -95,19 +98,25 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
   }, { detail: { hide: true } });
 
   for (const op of ops) {
+    const route = routePath(basePath, op.path);
     app.route(
       op.method,
-      routePath(basePath, op.path),
+      route,
       async ({ request, params }) => {
-        const requestId = newId();
+        const access = accessRecord(request);
+        const requestId = access?.id ?? newId();
         try {
+          const apiKey = request.headers.get('service-api-key');
+          if (access) {
+            access.route = route;
+            access.keyPrefix = presentedKeyPrefix(apiKey); // replaced by the stored prefix once the key is found
+          }
           const length = Number(request.headers.get('content-length') ?? 0);
           if (length > maxBodyBytes) {
             throw new ServiceError('payload_too_large', `The body is ${length} bytes; the limit is ${maxBodyBytes} (MAX_BODY_BYTES)`);
           }
-          const apiKey = request.headers.get('service-api-key');
           const projectId = op.project ? (params as Record<string, string>).project_id : undefined;
-          const { workspace, project } = await authenticateFor(kernel.storage.workspaces, apiKey, projectId);
+          const { workspace, project } = await authenticateFor(kernel.storage.workspaces, apiKey, projectId, access);
           await admitCall(kernel, workspace, `key:${hashApiKey(apiKey ?? '').slice(0, 16)}`);
           const url = new URL(request.url);
           const body = op.body ? await readJson(request, op, maxBodyBytes) : () => undefined;
@@ -128,8 +137,8 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
     );
   }
 
-  return app.onError(({ code, error }) => {
+  return app.onError(({ code, error, request }) => {
     if (code === 'NOT_FOUND') return Response.json({ detail: 'No such endpoint; see the API docs at ' + docs }, { status: 404 });
-    return errorResponse(error, newId());
+    return errorResponse(error, accessRecord(request)?.id ?? newId());
   });
 }

@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Elysia } from 'elysia';
 import { ServiceError } from '../errors.ts';
+import { accessLog, accessRecord } from '../http/access-log.ts';
+import { presentedKeyPrefix } from '../services/api-keys.ts';
 import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
 import { errorEnvelope } from './envelope.ts';
@@ -23,11 +25,11 @@ export interface McpHostContext {
 }
 
 /** HTTP 401 with the RFC 9728 pointer, and the `unauthorized` envelope as body. */
-function unauthorizedResponse(e: ServiceError, urls: McpUrls, presented: boolean): Response {
+function unauthorizedResponse(e: ServiceError, urls: McpUrls, presented: boolean, requestId: string): Response {
   const description = String((e.detail as { message?: string }).message ?? e.message).replace(/["\\]/g, "'");
   const challenge = [`Bearer resource_metadata="${urls.metadataUrl}"`];
   if (presented) challenge.push('error="invalid_token"', `error_description="${description}"`);
-  return Response.json(errorEnvelope(e, newId()), { status: 401, headers: { 'www-authenticate': challenge.join(', ') } });
+  return Response.json(errorEnvelope(e, requestId), { status: 401, headers: { 'www-authenticate': challenge.join(', ') } });
 }
 
 /**
@@ -36,14 +38,18 @@ function unauthorizedResponse(e: ServiceError, urls: McpUrls, presented: boolean
  * do without sessions, so they answer 405 as the streamable HTTP spec allows.
  */
 async function handleMcp(ctx: McpHostContext, request: Request): Promise<Response> {
+  const access = accessRecord(request);
+  const requestId = access?.id ?? newId();
+  // The access log names the key by its public prefix only (a wfs_ key's, or the stored one once found).
+  if (access) access.keyPrefix = presentedKeyPrefix(request.headers.get('service-api-key'));
   let authInfo;
   try {
-    authInfo = await authenticateMcp(ctx.auth, request);
+    authInfo = await authenticateMcp(ctx.auth, request, access);
   } catch (e) {
     if (e instanceof ServiceError && e.code === 'unauthorized') {
-      return unauthorizedResponse(e, ctx.urls, request.headers.has('service-api-key') || request.headers.has('authorization'));
+      return unauthorizedResponse(e, ctx.urls, request.headers.has('service-api-key') || request.headers.has('authorization'), requestId);
     }
-    const envelope = errorEnvelope(e, newId());
+    const envelope = errorEnvelope(e, requestId);
     return Response.json(envelope, { status: envelope.status_code });
   }
   if (request.method !== 'POST') {
@@ -75,6 +81,8 @@ export function mcpApp(context: () => McpHostContext) {
   const health = () => Response.json({ status: 'ok' });
   const mcp = ({ request }: { request: Request }) => handleMcp(context(), request);
   return new Elysia({ name: 'workflow-mcp' })
+    // Outermost: one access-log line and an x-request-id for every request, whatever answers it.
+    .wrap(accessLog as never)
     .get('/', () => {
       const ctx = context();
       return new Response(statusPage(ctx.urls, ctx.tools.length), { headers: { 'content-type': 'text/html; charset=utf-8' } });
@@ -87,9 +95,9 @@ export function mcpApp(context: () => McpHostContext) {
     .get('/.well-known/oauth-protected-resource/*', metadata)
     .all('/mcp', mcp, { parse: 'none' })
     .all('/mcp/', mcp, { parse: 'none' })
-    .onError(({ code, error }) => {
+    .onError(({ code, error, request }) => {
       if (code === 'NOT_FOUND') return Response.json({ status: 404, detail: 'No such route; the MCP endpoint is /mcp/' }, { status: 404 });
-      const envelope = errorEnvelope(error, newId());
+      const envelope = errorEnvelope(error, accessRecord(request)?.id ?? newId());
       return Response.json(envelope, { status: envelope.status_code });
     });
 }

@@ -4,7 +4,7 @@ import { ServiceError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Workspace } from '../model.ts';
 import { planRules } from '../plans.ts';
-import { authenticate, hashApiKey } from '../services/api-keys.ts';
+import { authenticate, hashApiKey, type KeyHolder } from '../services/api-keys.ts';
 import { type JwtVerifier, looksLikeJwt } from './jwt-verifier.ts';
 
 /**
@@ -41,10 +41,10 @@ function allowed(workspace: Workspace, method: McpCaller['method'], rateKey: str
 }
 
 /** The service-api-key path: the REST authentication, with "no API access" deferred to tool calls. */
-async function viaApiKey(ctx: McpAuthContext, key: string): Promise<McpCaller> {
+async function viaApiKey(ctx: McpAuthContext, key: string, who?: KeyHolder): Promise<McpCaller> {
   const rateKey = `key:${hashApiKey(key).slice(0, 16)}`;
   try {
-    return { method: 'api_key', rateKey, workspace: await authenticate(ctx.kernel.storage.workspaces, key) };
+    return { method: 'api_key', rateKey, workspace: await authenticate(ctx.kernel.storage.workspaces, key, who) };
   } catch (e) {
     if (e instanceof ServiceError && e.code === 'forbidden') return { method: 'api_key', rateKey, denied: e };
     throw e;
@@ -83,21 +83,23 @@ function scopesOf(payload: JWTPayload): string[] {
  * header (or an API key sent as a bearer token, for clients that only know bearer), or an OAuth
  * JWT access token. Throws `unauthorized` (→ HTTP 401) when there is no usable credential.
  */
-export async function authenticateMcp(ctx: McpAuthContext, request: Request): Promise<AuthInfo> {
+export async function authenticateMcp(ctx: McpAuthContext, request: Request, who?: KeyHolder): Promise<AuthInfo> {
   const apiKey = request.headers.get('service-api-key')?.trim();
   const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1]?.trim();
   const resource = new URL(ctx.resource);
   if (apiKey || (bearer && !looksLikeJwt(bearer))) {
     const key = (apiKey || bearer) as string;
-    return { token: key, clientId: 'service-api-key', scopes: [], resource, extra: { caller: await viaApiKey(ctx, key) } };
+    return { token: key, clientId: 'service-api-key', scopes: [], resource, extra: { caller: await viaApiKey(ctx, key, who) } };
   }
   if (!bearer) {
     throw unauthorized('Missing credentials: send the service-api-key header, or an OAuth access token as "Authorization: Bearer <token>"');
   }
   if (!ctx.verifyJwt) throw unauthorized('This server accepts no OAuth tokens (OAUTH_ISSUER is not set); use the service-api-key header');
   const payload = await ctx.verifyJwt(bearer);
+  const caller = await viaJwt(ctx, payload);
+  if (who && caller.workspace) who.workspaceId = caller.workspace.id;
   const clientId = [payload.client_id, payload.azp, payload.sub].find((v): v is string => typeof v === 'string') ?? 'oauth';
-  return { token: bearer, clientId, scopes: scopesOf(payload), expiresAt: payload.exp, resource, extra: { caller: await viaJwt(ctx, payload) } };
+  return { token: bearer, clientId, scopes: scopesOf(payload), expiresAt: payload.exp, resource, extra: { caller } };
 }
 
 /** The caller stored in an AuthInfo by authenticateMcp. */

@@ -25,6 +25,15 @@ export function keyPrefix(keyOrPrefix: string): string {
 /** Whether this is a key's public prefix alone (`wfs_xxxxxxxx`, or `boot_xxxxxxxx` of a bootstrap key). */
 export const isKeyPrefix = (s: string): boolean => /^(wfs|boot)_[0-9a-f]{8}$/.test(s);
 
+/**
+ * The public prefix of a key someone presented, for logs: only when it has the `wfs_` shape (whose
+ * prefix is public by design); any other string may be a secret as a whole, so it gives nothing.
+ */
+export function presentedKeyPrefix(key: string | null | undefined): string | null {
+  const m = key ? /^(wfs_[0-9a-f]{8})_/.exec(key.trim()) : null;
+  return m?.[1] ?? null;
+}
+
 /** Issues a key for a workspace; the clear key is returned once and never stored. */
 export async function issueApiKey(repo: WorkspaceRepo, workspaceId: string, key?: string): Promise<{ api_key: string; prefix: string }> {
   // A key chosen by the operator (BOOTSTRAP_API_KEY) may have any shape; give it a stable prefix.
@@ -39,15 +48,26 @@ export async function issueApiKey(repo: WorkspaceRepo, workspaceId: string, key?
  * Resolves the `service-api-key` header to its workspace: 401 when missing or unknown (or revoked),
  * 403 when the workspace's plan has no API access.
  */
-export async function authenticate(repo: WorkspaceRepo, header: string | null | undefined): Promise<Workspace> {
-  return (await authenticateFor(repo, header)).workspace;
+export async function authenticate(repo: WorkspaceRepo, header: string | null | undefined, who?: KeyHolder): Promise<Workspace> {
+  return (await authenticateFor(repo, header, undefined, who)).workspace;
+}
+
+/** Filled by authentication once the key is known (also when its plan then refuses it), for the access log. */
+export interface KeyHolder {
+  keyPrefix: string | null;
+  workspaceId: string | null;
 }
 
 /**
  * authenticate, and for a project route the caller's project of that id in the same read
  * (`project: null` when the workspace has no such live project).
  */
-export async function authenticateFor(repo: WorkspaceRepo, header: string | null | undefined, projectId?: string): Promise<{ workspace: Workspace; project?: Project | null }> {
+export async function authenticateFor(
+  repo: WorkspaceRepo,
+  header: string | null | undefined,
+  projectId?: string,
+  who?: KeyHolder,
+): Promise<{ workspace: Workspace; project?: Project | null }> {
   const key = header?.trim();
   if (!key) {
     throw new ServiceError('unauthorized', 'Missing API key: send it in the service-api-key header');
@@ -56,6 +76,10 @@ export async function authenticateFor(repo: WorkspaceRepo, header: string | null
   const found = await repo.findKey(hash, projectId);
   if (!found || found.key.revokedAt !== null || !timingSafeEqual(Buffer.from(found.key.keyHash), Buffer.from(hash))) {
     throw new ServiceError('unauthorized', 'Unknown or revoked API key: check the service-api-key header or create a new key');
+  }
+  if (who) {
+    who.keyPrefix = found.key.prefix;
+    who.workspaceId = found.workspace.id;
   }
   if (!planRules(found.workspace.plan).apiAccess) {
     throw new ServiceError(
