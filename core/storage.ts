@@ -189,6 +189,8 @@ export interface IcpScoreRunRepo {
   create(run: Omit<IcpScoreRunRecord, 'createdAt' | 'updatedAt'>): Promise<IcpScoreRunRecord>;
   get(workspaceId: string, id: string): Promise<IcpScoreRunRecord | undefined>;
   getById(id: string): Promise<IcpScoreRunRecord | undefined>;
+  /** Ids of runs still `queued` or `running` (work to resume after a restart). */
+  unfinished(): Promise<string[]>;
   update(id: string, patch: Partial<Pick<IcpScoreRunRecord, 'status' | 'rowsDone' | 'afterSeq' | 'tally' | 'error'>>): Promise<void>;
 }
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { resumeUnfinishedWork } from '../core/jobs/resume-unfinished.ts';
 import { DIALECTS } from './support/databases.ts';
 import { startTestService, type TestService, waitForBuilder } from './support/test-service.ts';
 
@@ -107,6 +108,36 @@ describe.each(DIALECTS)('ICPs, batch rows and credits over REST on %s', (dialect
     const fresh = await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid } });
     expect(fresh.body.column).toBeNull();
     expect(fresh.body.preview.top[0].reasons[0]).toMatchObject({ criterion: 'industries', met: true });
+  });
+
+  test('a score run left unfinished by a previous process is resumed from its checkpoint', async () => {
+    const icp = await newIcp();
+    const { storage } = t.service.kernel;
+    const project = (await storage.projects.get(t.workspaceId, pid))!;
+    const rows = (await storage.rows.counts([project.pk])).get(project.pk) ?? 0;
+    const run = await storage.icpScoreRuns.create({
+      id: crypto.randomUUID(),
+      workspaceId: t.workspaceId,
+      icpId: icp.id,
+      projectPk: project.pk,
+      projectId: pid,
+      colNo: null,
+      definition: icp.definition,
+      status: 'running',
+      rowsTotal: rows,
+      rowsDone: 0,
+      afterSeq: 0,
+      tally: { scored: 0, sum: 0, top: [] },
+      error: null,
+    });
+    await resumeUnfinishedWork(t.service.kernel);
+    let view: any;
+    const deadline = Date.now() + 10_000;
+    do {
+      await Bun.sleep(25);
+      view = (await t.api('GET', `/icps/${icp.id}/score/${run.id}`)).body;
+    } while (view.status !== 'completed' && Date.now() < deadline);
+    expect(view).toMatchObject({ status: 'completed', rows_total: rows, rows_done: rows, scored: rows, error_message: null });
   });
 
   test('an ICP without criteria cannot score', async () => {

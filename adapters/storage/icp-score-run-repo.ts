@@ -63,6 +63,11 @@ export class SqlIcpScoreRunRepo implements IcpScoreRunRepo {
     return r && toRun(r);
   }
 
+  async unfinished(): Promise<string[]> {
+    const rows = await this.db.selectFrom('icp_score_runs').select('id').where('status', 'in', ['queued', 'running']).execute();
+    return rows.map((r) => r.id);
+  }
+
   async update(id: string, patch: Partial<Pick<IcpScoreRunRecord, 'status' | 'rowsDone' | 'afterSeq' | 'tally' | 'error'>>): Promise<void> {
     const set: Partial<IcpScoreRunTable> = { updated_at: Date.now() };
     if (patch.status !== undefined) set.status = patch.status;

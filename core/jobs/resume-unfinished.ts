@@ -1,6 +1,7 @@
 import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
 import { BUILDER_RUN_JOB } from '../services/projects.ts';
+import { ICP_SCORE_JOB } from './run-icp-score.ts';
 import { enqueueEnrichment } from '../services/row-insert.ts';
 
 /**
@@ -22,6 +23,9 @@ export async function resumeUnfinishedWork(kernel: Kernel): Promise<{ builds: nu
   }
   const builds = await projects.unfinishedBuilds();
   for (const pk of builds) await kernel.queue.enqueue(BUILDER_RUN_JOB, { project_pk: pk });
-  if (cells || builds.length) log.info('resumed work left by a previous run', { builds: builds.length, cells });
+  // Score runs continue after their last recorded page.
+  const scoreRuns = await kernel.storage.icpScoreRuns.unfinished();
+  for (const id of scoreRuns) await kernel.queue.enqueue(ICP_SCORE_JOB, { run_id: id });
+  if (cells || builds.length || scoreRuns.length) log.info('resumed work left by a previous run', { builds: builds.length, cells, score_runs: scoreRuns.length });
   return { builds: builds.length, cells };
 }
