@@ -70,7 +70,10 @@ export interface PluginBase<S extends TObject = TObject> {
 
 export interface BuilderPlugin<S extends TObject = TObject> extends PluginBase<S> {
   kind: 'builder';
-  /** Upper bound of rows one run may create. */
+  /**
+   * Upper bound of rows one run may create. Yield every row the source has: the host writes up to
+   * this (or the plan's quota) and, seeing more, completes the run with a warning saying so.
+   */
   maxRows: number;
   /** The input columns the project gets, in order, known from the form before the run starts. */
   columns(form: Static<S>): string[];
