@@ -62,9 +62,11 @@ export function csvHeader(text: string): string[] {
  * inside quoted fields make it an upper bound; it only serves the run's progress.
  */
 export function estimateRecords(text: string): number {
+  // Line breaks are \n or \r\n; a file of bare \r (old Mac) has no \n at all.
+  const lf = text.includes('\n') ? '\n' : '\r';
   let lines = 0;
-  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) lines++;
-  const trailing = text.length > 0 && !text.endsWith('\n') ? 1 : 0;
+  for (let at = text.indexOf(lf); at >= 0; at = text.indexOf(lf, at + 1)) lines++;
+  const trailing = text.length > 0 && !text.endsWith(lf) ? 1 : 0;
   return Math.max(0, lines + trailing - 1);
 }
 
