@@ -10,7 +10,8 @@ import ipaddr from 'ipaddr.js';
  * plain http is sent to the checked IP with the original Host header; https goes by name, where a
  * rebound address would fail the certificate check anyway. Bodies are read under a byte limit and
  * the whole exchange under a time limit. Errors name the host only, never a path or query (which
- * may carry a key).
+ * may carry a key), and never an address the host resolved to: a refusal reads the same whether the
+ * name resolves to a private address or to none, so tenants cannot map the internal network.
  */
 
 // ─── Which addresses may be reached ─────────────────────────────────────────────────────────────
@@ -134,28 +135,35 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** The host's addresses, each checked; throws BlockedUrlError naming the first refused one. */
+/** The one refusal of an address, whatever the reason: names what the tenant gave, never an IP. */
+function refusal(hostname: string, isLiteral: boolean): BlockedUrlError {
+  const what = isLiteral ? hostname : `${hostname} has no public address`;
+  return new BlockedUrlError(`refused: private or reserved address (${what}); an operator may allow private addresses with ALLOW_PRIVATE_NETWORK`);
+}
+
+/**
+ * The host's addresses, each checked; throws BlockedUrlError when one is refused. A name that does
+ * not resolve is refused with the same words as one that resolves to a private address (unless
+ * everything is allowed): otherwise the difference would tell which internal names exist.
+ */
 export async function checkedAddresses(hostname: string, signal: AbortSignal): Promise<string[]> {
   const bare = hostname.replace(/^\[|\]$/g, '');
+  const allowance = privateAllowance();
+  const literal = ipaddr.isValid(bare);
   let addresses: string[];
-  if (ipaddr.isValid(bare)) addresses = [bare];
+  if (literal) addresses = [bare];
   else {
     try {
       addresses = (await abortable(lookup(bare, { all: true, verbatim: true }), signal)).map((a) => a.address);
     } catch (e) {
       if (signal.aborted) throw e;
-      throw new BlockedUrlError(`cannot resolve ${bare}: ${(e as { code?: string }).code ?? (e as Error).message}`);
+      if (allowance === 'all') throw new BlockedUrlError(`cannot resolve ${bare}: ${(e as { code?: string }).code ?? (e as Error).message}`);
+      throw refusal(bare, false);
     }
   }
-  if (addresses.length === 0) throw new BlockedUrlError(`cannot resolve ${bare}`);
-  const allowance = privateAllowance();
+  if (addresses.length === 0) throw allowance === 'all' ? new BlockedUrlError(`cannot resolve ${bare}`) : refusal(bare, false);
   for (const address of addresses) {
-    const reason = blockedReason(address, allowance);
-    if (reason) {
-      throw new BlockedUrlError(
-        `refused to connect to ${bare} (${address} is ${reason}); set ALLOW_PRIVATE_NETWORK to allow private addresses`,
-      );
-    }
+    if (blockedReason(address, allowance)) throw refusal(bare, literal);
   }
   return addresses;
 }

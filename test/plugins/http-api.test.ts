@@ -104,7 +104,10 @@ describe.each(DIALECTS)('http_api on %s', (dialect) => {
     try {
       const col = await addColumn(t, pid, 'Internal', 'http_api', { url: 'http://169.254.169.254/latest/meta-data/{{Domain}}' });
       const rows = await runColumns(t, pid, [col]);
-      expect(cellOf(rows, 'Name', 'Acme', 'Internal')).toMatchObject({ status: 'error', error: expect.stringContaining('169.254.169.254 is linkLocal') });
+      const cell = cellOf(rows, 'Name', 'Acme', 'Internal');
+      expect(cell.status).toBe('error');
+      expect(cell.error).toStartWith('refused: private or reserved address (169.254.169.254)');
+      expect(cell.error).not.toContain('linkLocal');
     } finally {
       restore();
     }

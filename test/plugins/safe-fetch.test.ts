@@ -83,16 +83,27 @@ describe('safeFetch', () => {
     for (const url of [`${server.url}/ok`, 'http://10.0.0.1/', `http://[::1]:${server.port}/ok`, `http://[::ffff:127.0.0.1]:${server.port}/ok`, 'http://2130706433/', 'http://169.254.169.254/latest/meta-data/']) {
       const e = await safeFetch(url, { timeoutMs: 2000 }).catch((x) => x);
       expect(e).toBeInstanceOf(BlockedUrlError);
+      expect(e.message).toStartWith('refused: private or reserved address (');
       expect(e.message).toContain('ALLOW_PRIVATE_NETWORK');
+      expect(e.message).not.toMatch(/loopback|linkLocal|private\)|is reserved/); // not which range
     }
     expect(server.requests.length).toBe(before);
   });
 
-  test('refuses a host name that resolves to a private address', async () => {
+  test('refuses a host name that resolves to a private address without naming the address', async () => {
     closed();
     const e = await safeFetch(`http://localhost:${server.port}/ok`).catch((x) => x);
     expect(e).toBeInstanceOf(BlockedUrlError);
-    expect(e.message).toMatch(/localhost \(127\.0\.0\.1 is loopback\)/);
+    expect(e.message).toBe('refused: private or reserved address (localhost has no public address); an operator may allow private addresses with ALLOW_PRIVATE_NETWORK');
+    expect(e.message).not.toMatch(/\d+\.\d+\.\d+\.\d+|::1|loopback/);
+  });
+
+  test('a name that does not resolve is refused in the same words: no telling internal names from missing ones', async () => {
+    closed();
+    const missing = await safeFetch('http://no-such-host.invalid/', { timeoutMs: 5000 }).catch((x) => x);
+    const internal = await safeFetch(`http://localhost:${server.port}/`).catch((x) => x);
+    expect(missing).toBeInstanceOf(BlockedUrlError);
+    expect(missing.message.replace('no-such-host.invalid', 'HOST')).toBe(internal.message.replace('localhost', 'HOST'));
   });
 
   test('refuses schemes other than http and https', async () => {
