@@ -1,5 +1,13 @@
 import type { EnrichResult, PluginContext } from './plugin-types.ts';
-import { BlockedUrlError, FetchTimeoutError, RedirectError, ResponseTooLargeError, type SafeResponse, safeFetch } from './safe-fetch.ts';
+import {
+  BlockedUrlError,
+  FetchTimeoutError,
+  InvalidRequestError,
+  RedirectError,
+  ResponseTooLargeError,
+  type SafeResponse,
+  safeFetch,
+} from './safe-fetch.ts';
 
 /** A provider answered with a failure; `retryable` tells the host whether trying again may help. */
 export class ProviderError extends Error {
@@ -62,8 +70,9 @@ export interface ProviderRequest {
 
 /**
  * Sends one request through safeFetch under the job's signal and answers the response whatever
- * its status. Transport failures become ProviderErrors: a refused address, an oversized body or a
- * redirect loop is permanent; a timeout or a network error is retryable.
+ * its status. Transport failures become ProviderErrors: a refused address, a request that cannot be
+ * sent (a header value with a line break), an oversized body or a redirect loop is permanent; a
+ * timeout or a network error is retryable.
  */
 export async function providerRequest(ctx: PluginContext, url: string, init: ProviderRequest = {}): Promise<SafeResponse> {
   let host = 'provider';
@@ -87,7 +96,9 @@ export async function providerRequest(ctx: PluginContext, url: string, init: Pro
     });
   } catch (e) {
     const message = redact((e as Error).message, secretsOf(init.headers));
-    if (e instanceof BlockedUrlError || e instanceof ResponseTooLargeError || e instanceof RedirectError) throw new ProviderError(message, null, false);
+    if (e instanceof BlockedUrlError || e instanceof InvalidRequestError || e instanceof ResponseTooLargeError || e instanceof RedirectError) {
+      throw new ProviderError(message, null, false);
+    }
     if (e instanceof FetchTimeoutError) throw new ProviderError(message, null, true);
     if (ctx.signal.aborted) throw e;
     throw new ProviderError(`request to ${host} failed: ${message}`, null, true);

@@ -78,6 +78,14 @@ export class BlockedUrlError extends Error {
   override name = 'BlockedUrlError';
 }
 
+/**
+ * The request cannot be sent as asked (a header value with a line break, say — row data rendered
+ * into a header must not inject another one). Never worth a retry; nothing was sent.
+ */
+export class InvalidRequestError extends Error {
+  override name = 'InvalidRequestError';
+}
+
 /** The body grew past `maxBytes`; reading stopped there. */
 export class ResponseTooLargeError extends Error {
   override name = 'ResponseTooLargeError';
@@ -133,6 +141,25 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/** A header name as HTTP defines it (a token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Refuses headers fetch would refuse (or, worse, that would split the request): names that are not
+ * tokens, values with CR, LF or NUL, characters beyond Latin-1. The message names the header, never
+ * its value (which may be a key).
+ */
+export function checkHeaders(headers: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    const shown = JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
+    if (!HEADER_NAME.test(name)) throw new InvalidRequestError(`header name ${shown} is not a valid header name`);
+    const text = String(value);
+    if (/[\r\n]/.test(text)) throw new InvalidRequestError(`header ${name} contains a line break, which a header value cannot hold`);
+    if (text.includes('\0')) throw new InvalidRequestError(`header ${name} contains a NUL character, which a header value cannot hold`);
+    if (/[^\u0000-\u00ff]/.test(text)) throw new InvalidRequestError(`header ${name} contains characters a header value cannot carry (only Latin-1); encode the value first`);
+  }
 }
 
 /** The one refusal of an address, whatever the reason: names what the tenant gave, never an IP. */
@@ -223,7 +250,7 @@ async function hop(url: URL, method: string, headers: Record<string, string>, bo
 /**
  * Fetches a URL under the network policy, following redirects itself so that each hop is
  * checked. Answers every status (the caller decides what a 4xx means); throws BlockedUrlError,
- * ResponseTooLargeError, FetchTimeoutError, RedirectError, or the network error.
+ * InvalidRequestError, ResponseTooLargeError, FetchTimeoutError, RedirectError, or the network error.
  */
 export async function safeFetch(input: string | URL, init: SafeFetchInit = {}): Promise<SafeResponse> {
   const timeoutMs = init.timeoutMs ?? 15_000;
@@ -237,6 +264,7 @@ export async function safeFetch(input: string | URL, init: SafeFetchInit = {}): 
     throw new BlockedUrlError('not a valid URL');
   }
   let method = (init.method ?? 'GET').toUpperCase();
+  checkHeaders(init.headers ?? {});
   let headers: Record<string, string> = Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
   let body = init.body;
   const redirects: string[] = [];

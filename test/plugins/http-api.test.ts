@@ -112,6 +112,22 @@ describe.each(DIALECTS)('http_api on %s', (dialect) => {
       restore();
     }
   });
+
+  test('row data that puts a line break into a header ends that row in error at once, sends nothing, and is not retried', async () => {
+    const added = await t.api('POST', `/projects/${pid}/rows`, { body: { company: { Name: 'Evil\r\nX-Injected: yes', Domain: 'evil.test', Employees: '1' } } });
+    expect(added.status).toBe(201);
+    const before = api.requestsTo('/text').length;
+    const col = await addColumn(t, pid, 'Tagged', 'http_api', { url: `${api.url}/text`, headers: { 'X-Company': '{{Name}}' } });
+    const rows = await runColumns(t, pid, [col]);
+    expect(cellOf(rows, 'Name', 'Evil\r\nX-Injected: yes', 'Tagged')).toMatchObject({
+      status: 'error',
+      error: 'header X-Company contains a line break, which a header value cannot hold',
+    });
+    expect(cellOf(rows, 'Name', 'Acme', 'Tagged')).toMatchObject({ status: 'completed', value: 'plain words' });
+    const sent = api.requestsTo('/text').slice(before);
+    expect(sent.map((r) => r.headers.get('x-company')).sort()).toEqual(['Acme', 'Globex & Co', 'Nobody']);
+    expect(sent.some((r) => r.headers.has('x-injected'))).toBe(false);
+  });
 });
 
 describe('http_api: how failures are classed', () => {
@@ -123,6 +139,12 @@ describe('http_api: how failures are classed', () => {
     expect(e).toBeInstanceOf(ProviderError);
     expect([e.status, e.retryable]).toEqual([429, true]);
     expect(await call({ url: `${api.url}/text` })).toEqual([{ status: 'ok', value: 'plain words' }]);
+  });
+
+  test('a header value with a line break is that row’s permanent error, not a retried network failure', async () => {
+    expect(await call({ url: `${api.url}/text`, headers: { 'X-Tag': 'a\r\nX-Injected: 1' } })).toEqual([
+      { status: 'error', error: 'header X-Tag contains a line break, which a header value cannot hold', retryable: false },
+    ]);
   });
 
   test('a URL that is not http(s) once the row is filled in is that row’s error', async () => {

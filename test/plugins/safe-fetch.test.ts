@@ -3,6 +3,7 @@ import { ProviderError, providerJson } from '../../core/plugins/provider-http.ts
 import {
   BlockedUrlError,
   FetchTimeoutError,
+  InvalidRequestError,
   nonPublicReason,
   RedirectError,
   ResponseTooLargeError,
@@ -106,6 +107,28 @@ describe('safeFetch', () => {
     expect(missing.message.replace('no-such-host.invalid', 'HOST')).toBe(internal.message.replace('localhost', 'HOST'));
   });
 
+  test('a header value with a line break, a NUL or a character beyond Latin-1 is refused before anything is sent', async () => {
+    open();
+    const before = server.requests.length;
+    const cases: [Record<string, string>, string][] = [
+      [{ 'X-Tag': 'a\r\nX-Injected: 1' }, 'header X-Tag contains a line break'],
+      [{ 'X-Tag': 'only\nLF' }, 'header X-Tag contains a line break'],
+      [{ 'X-Tag': 'only\rCR' }, 'header X-Tag contains a line break'],
+      [{ 'X-Tag': 'nul\0byte' }, 'header X-Tag contains a NUL character'],
+      [{ 'X-Tag': 'Łódź' }, 'header X-Tag contains characters a header value cannot carry'],
+      [{ 'Bad Name': 'x' }, 'header name "Bad Name" is not a valid header name'],
+    ];
+    for (const [headers, message] of cases) {
+      const e = await safeFetch(`${server.url}/echo`, { headers }).catch((x) => x);
+      expect(e).toBeInstanceOf(InvalidRequestError);
+      expect(e.message).toContain(message);
+      expect(e.message).not.toContain('X-Injected');
+    }
+    expect(server.requests.length).toBe(before);
+    // Latin-1 and tabs are fine.
+    expect((await safeFetch(`${server.url}/echo`, { headers: { 'X-Tag': 'Zürich\tok' } })).status).toBe(200);
+  });
+
   test('refuses schemes other than http and https', async () => {
     open();
     for (const url of ['file:///etc/passwd', 'ftp://example.com/x', 'gopher://127.0.0.1/']) {
@@ -185,6 +208,13 @@ describe('providerJson over safeFetch', () => {
     expect([busy.status, busy.retryable, busy.retryAfterMs]).toEqual([429, true, 3000]);
     const down = await failure(providerJson(pluginContext(), `${server.url}/down`, {}));
     expect([down.status, down.retryable]).toEqual([503, true]);
+  });
+
+  test('a header that cannot be sent is a permanent ProviderError, never a retried network failure', async () => {
+    const e = await failure(providerJson(pluginContext(), `${server.url}/down`, { headers: { 'X-Row': 'x\r\nX-Evil: 1' } }));
+    expect(e).toBeInstanceOf(ProviderError);
+    expect([e.retryable, e.status]).toEqual([false, null]);
+    expect(e.message).toContain('header X-Row contains a line break');
   });
 
   test('a refused address is a permanent ProviderError', async () => {
