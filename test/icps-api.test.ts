@@ -140,6 +140,27 @@ describe.each(DIALECTS)('ICPs, batch rows and credits over REST on %s', (dialect
     expect(view).toMatchObject({ status: 'completed', rows_total: rows, rows_done: rows, scored: rows, error_message: null });
   });
 
+  test('a score run whose project was deleted ends failed, saying so', async () => {
+    const icp = await newIcp();
+    const { storage } = t.service.kernel;
+    const other = (await t.api('POST', '/projects', { body: { builder_id: 'csv_import_builder', form_data: { csv_text: CSV } } })).body.project_id;
+    await waitForBuilder(t, other);
+    const project = (await storage.projects.get(t.workspaceId, other))!;
+    const run = await storage.icpScoreRuns.create({
+      id: crypto.randomUUID(), workspaceId: t.workspaceId, icpId: icp.id, projectPk: project.pk, projectId: other, colNo: null,
+      definition: icp.definition, status: 'queued', rowsTotal: 2, rowsDone: 0, afterSeq: 0, tally: { scored: 0, sum: 0, top: [] }, error: null,
+    });
+    expect((await t.api('DELETE', `/projects/${other}`)).status).toBe(200);
+    await resumeUnfinishedWork(t.service.kernel);
+    let view: any;
+    const deadline = Date.now() + 10_000;
+    do {
+      await Bun.sleep(25);
+      view = (await t.api('GET', `/icps/${icp.id}/score/${run.id}`)).body;
+    } while (view.status !== 'failed' && Date.now() < deadline);
+    expect(view).toMatchObject({ status: 'failed', column: null, error_message: 'the project was deleted while it was being scored' });
+  });
+
   test('an ICP without criteria cannot score', async () => {
     const icp = await newIcp({});
     expect((await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid } })).status).toBe(422);

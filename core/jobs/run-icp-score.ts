@@ -48,6 +48,10 @@ export async function runIcpScoreJob(kernel: Kernel, job: Job, jobCtx: JobContex
   try {
     for (;;) {
       if (jobCtx.signal.aborted) throw retryableError('score run interrupted; it resumes after the last page written');
+      if (!(await projects.isLive(project.pk))) {
+        await runs.update(run.id, { status: 'failed', error: 'the project was deleted while it was being scored' });
+        return;
+      }
       const page = await rows.pageAfter(project.pk, afterSeq, SCORE_PAGE, toolCols);
       if (page.length === 0) break;
       await breathe();
