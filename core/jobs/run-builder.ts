@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { isStoreUnavailable } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
+import { pluginContext } from '../plugins/plugin-context.ts';
 import type { BuilderCheckpoint, Cell, Column, ExecutionLogEntry, Project } from '../model.ts';
 import { planRules } from '../plans.ts';
 import type { AnyBuilder, BuilderPage, BuilderRunContext, BuiltRow } from '../plugins/plugin-types.ts';
@@ -88,10 +89,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
   });
 
   const ctx: BuilderRunContext = {
-    providerMode: kernel.config.providerMode,
-    env: (name) => process.env[name],
-    signal: jobCtx.signal,
-    log: (message, fields) => log.info(message, { ...fields, job_id: job.id, worker: jobCtx.workerId, plugin: builder.id }),
+    ...pluginContext(kernel, builder, jobCtx.signal, { job_id: job.id, worker: jobCtx.workerId }),
     ...(resuming && checkpoint.cursor !== undefined ? { resume: { cursor: checkpoint.cursor } } : {}),
   };
   // Without a plugin cursor, a resumed run replays the plugin and skips the rows already written.

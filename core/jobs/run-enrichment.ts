@@ -3,6 +3,7 @@ import { conditionsHold } from '../columns/run-condition.ts';
 import { referencedColumns, renderTemplate } from '../columns/templates.ts';
 import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
+import { toolContext } from '../plugins/plugin-context.ts';
 import type { Cell, CellStatus, Column, StoredRow, WaterfallStep } from '../model.ts';
 import type { AnyTool, EnrichResult, ToolContext, ToolItem } from '../plugins/plugin-types.ts';
 import { cellValueProblem, type SizeLimits } from '../rows/cell-limits.ts';
@@ -111,13 +112,6 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
     });
   }
 
-  const ctx: ToolContext = {
-    providerMode: kernel.config.providerMode,
-    env: (name) => process.env[name],
-    expressions: kernel.expressions,
-    signal: jobCtx.signal,
-    log: (message, fields) => log.info(message, { ...fields, job_id: job.id, worker: jobCtx.workerId, column: column.id }),
-  };
   const lastAttempt = job.attempt >= maxAttempts;
   const spent = new Map<number, number>(); // credits each row has cost this run (waterfall cap)
   const retryLater: number[] = [];
@@ -131,6 +125,7 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
       open = [];
       break;
     }
+    const ctx = toolContext(kernel, tool, jobCtx.signal, { job_id: job.id, worker: jobCtx.workerId, column: column.id });
     const price = Math.max(0, tool.cost.credits);
     let ready: Pending[] = [];
     for (const o of open) {

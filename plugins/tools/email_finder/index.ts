@@ -36,6 +36,8 @@ export default defineTool({
   ),
   requires: ['first_name', 'last_name', 'domain'],
   produces: [{ field: 'email', description: 'The most likely work address (pattern-based, domain checked by MX).' }],
+  // The resolver to ask for MX records (tests and locked-down networks point it at their own).
+  provider: { id: 'dns', requiredEnv: [], optionalEnv: ['DNS_SERVER'] },
   cost: { credits: 0, per: 'result' },
   batchSize: 50,
   isValid: (value) => typeof (value as { email?: unknown } | null)?.email === 'string',

@@ -37,6 +37,8 @@ export default defineTool({
   ),
   requires: ['email'],
   produces: [{ field: 'email_verdict', description: 'valid | risky | invalid, with the reason and each check (syntax, mx, disposable, role).' }],
+  // The resolver to ask for MX records (tests and locked-down networks point it at their own).
+  provider: { id: 'dns', requiredEnv: [], optionalEnv: ['DNS_SERVER'] },
   cost: { credits: 0, per: 'result' },
   batchSize: 50,
   // No isValid: the host treats an invalid value as "nothing found", and a verdict of `invalid` is a finding.

@@ -1,0 +1,28 @@
+import type { Kernel } from '../kernel.ts';
+import { log } from '../log.ts';
+import type { AnyBuilder, AnyTool, PluginContext, ToolContext } from './plugin-types.ts';
+
+/**
+ * The environment a plugin may read: only the variables it declares in `provider.requiredEnv` and
+ * `provider.optionalEnv`, read at call time. A plugin never sees DATABASE_URL, REDIS_URL, the
+ * bootstrap key or another plugin's credentials.
+ */
+export function declaredEnv(plugin: AnyBuilder | AnyTool): (name: string) => string | undefined {
+  const allowed = new Set([...(plugin.provider?.requiredEnv ?? []), ...(plugin.provider?.optionalEnv ?? [])]);
+  return (name) => (allowed.has(name) ? process.env[name] : undefined);
+}
+
+/** What a builder or tool gets while it runs for a job: its declared env, the job's signal, a tagged log. */
+export function pluginContext(kernel: Kernel, plugin: AnyBuilder | AnyTool, signal: AbortSignal, fields: Record<string, unknown>): PluginContext {
+  return {
+    providerMode: kernel.config.providerMode,
+    env: declaredEnv(plugin),
+    signal,
+    log: (message, extra) => log.info(message, { ...extra, ...fields, plugin: plugin.id }),
+  };
+}
+
+/** A tool's context: the plugin context plus the expression sandbox. */
+export function toolContext(kernel: Kernel, tool: AnyTool, signal: AbortSignal, fields: Record<string, unknown>): ToolContext {
+  return { ...pluginContext(kernel, tool, signal, fields), expressions: kernel.expressions };
+}
