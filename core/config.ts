@@ -11,8 +11,6 @@ export interface Config {
   redisUrl: string | undefined;
   workers: number;
   workerConcurrency: number;
-  /** Attempts of a job before it goes to the dead letter (JOB_MAX_ATTEMPTS). */
-  jobMaxAttempts: number;
   /** Job queue tuning (JOB_* variables, see queueOptions). */
   queue: QueueOptions;
   providerMode: 'live' | 'sandbox';
@@ -100,7 +98,6 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     workers: int(env, 'WORKERS', 1),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1),
-    jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 5, 1),
     queue: queueOptions(env),
     providerMode: oneOf(env, 'PROVIDER_MODE', ['live', 'sandbox'] as const, 'live'),
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,

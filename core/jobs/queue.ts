@@ -17,6 +17,8 @@ export interface JobContext {
   signal: AbortSignal;
   /** The consumer running the job (hostname-pid-random), for logs. */
   workerId: string;
+  /** No attempt follows this one (JOB_MAX_ATTEMPTS reached): a retryable failure settles now instead. */
+  lastAttempt: boolean;
 }
 
 export type JobHandler = (job: Job, ctx: JobContext) => Promise<void>;

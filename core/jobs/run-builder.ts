@@ -158,7 +158,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
     // The database went away: the checkpoint holds, so the retry resumes once it is back.
     if (isStoreUnavailable(e)) throw retryableError(`database unreachable: ${message}`);
     const retryable = e instanceof ProviderError ? e.retryable : false;
-    if (retryable && job.attempt < kernel.config.jobMaxAttempts) {
+    if (retryable && !jobCtx.lastAttempt) {
       // The checkpoint is already saved with the last page: the retry continues from there.
       await projects.setBuilderState(project.pk, { builderStatus: 'running', log: note({ step: 'retry', message: `will retry: ${message}`, attempt: job.attempt, error: message }) });
       throw retryableError(message);

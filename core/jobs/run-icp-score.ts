@@ -69,7 +69,7 @@ export async function runIcpScoreJob(kernel: Kernel, job: Job, jobCtx: JobContex
     const message = e instanceof Error ? e.message : String(e);
     // The database went away, or the attempt was cut short: the checkpoint holds, the retry resumes.
     const retryable = isStoreUnavailable(e) || (e instanceof JobError && e.retryable);
-    if (retryable && job.attempt < kernel.config.jobMaxAttempts) throw retryableError(message);
+    if (retryable && !jobCtx.lastAttempt) throw retryableError(message);
     await runs.update(run.id, { status: 'failed', error: message });
     // Cells still waiting would look busy for ever: hand them back to run_pending_columns.
     if (target) await rows.moveStatus(project.pk, target.no, ['queued'], 'pending');
