@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Kind } from '@sinclair/typebox';
 import type { AnyBuilder, AnyTool } from './plugin-types.ts';
+import { registerSdkModules } from './sdk-modules.ts';
 
 const SLUG = /^[a-z][a-z0-9_]{1,63}$/;
 
@@ -134,6 +135,7 @@ function pluginFolders(root: string, kind: 'builders' | 'tools'): string[] {
 
 /** Loads the bundled plugins and those under `PLUGINS_DIR`; a bad definition stops start-up. */
 export async function loadPlugins(extraDir?: string): Promise<PluginRegistry> {
+  registerSdkModules();
   const registry = new PluginRegistry();
   const roots = [resolve(import.meta.dir, '../../plugins')];
   if (extraDir) roots.push(resolve(extraDir));

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from 'workflow-service/plugin-sdk';
 
 /** Schema pieces shared by the two Apollo-compatible search builders (not a plugin: `_` folders are skipped). */
 export const StringList = (description: string) => Type.Optional(Type.Array(Type.String(), { description }));

@@ -1,5 +1,4 @@
-import type { PluginContext } from '../../../core/plugins/plugin-types.ts';
-import { providerJson, requireEnv } from '../../../core/plugins/provider-http.ts';
+import { type PluginContext, providerJson, requireEnv } from 'workflow-service/plugin-sdk';
 
 /**
  * Pages through an Apollo-compatible search endpoint (`/api/v1/mixed_people/search` or

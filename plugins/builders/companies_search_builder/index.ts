@@ -1,6 +1,4 @@
-import { Type } from '@sinclair/typebox';
-import { defineBuilder } from '../../../core/plugins/plugin-types.ts';
-import { SANDBOX_CITIES, SANDBOX_INDUSTRIES, SANDBOX_LAST, pages, pick, seededRandom, slugify } from '../../../core/plugins/sandbox-data.ts';
+import { defineBuilder, pages, pick, SANDBOX_CITIES, SANDBOX_INDUSTRIES, SANDBOX_LAST, seededRandom, slugify, Type } from 'workflow-service/plugin-sdk';
 import { Range, StringList, Text, activeFilters } from '../_apollo/apollo-filters.ts';
 import { apolloSearch } from '../_apollo/apollo-search.ts';
 

@@ -1,9 +1,7 @@
 import { Readable } from 'node:stream';
-import { Type } from '@sinclair/typebox';
+import { defineBuilder, Type, validationError } from 'workflow-service/plugin-sdk';
 import { parse as parser } from 'csv-parse';
 import { parse } from 'csv-parse/sync';
-import { validationError } from '../../../core/errors.ts';
-import { defineBuilder } from '../../../core/plugins/plugin-types.ts';
 
 /** Most rows one import writes; the host stops there and says so (builder_status.warning) when the CSV has more. */
 const MAX_ROWS = 100_000;

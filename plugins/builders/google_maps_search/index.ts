@@ -1,7 +1,4 @@
-import { Type } from '@sinclair/typebox';
-import { defineBuilder } from '../../../core/plugins/plugin-types.ts';
-import { providerJson, requireEnv } from '../../../core/plugins/provider-http.ts';
-import { SANDBOX_CITIES, SANDBOX_INDUSTRIES, pages, pick, seededRandom, slugify } from '../../../core/plugins/sandbox-data.ts';
+import { defineBuilder, pages, pick, providerJson, requireEnv, SANDBOX_CITIES, SANDBOX_INDUSTRIES, seededRandom, slugify, Type } from 'workflow-service/plugin-sdk';
 
 const COLUMNS = ['Name', 'Address', 'Phone', 'Website', 'Rating', 'Reviews', 'Category', 'Google Maps URL'];
 const MAX_RESULTS = 500;

@@ -1,5 +1,4 @@
-import { Type } from '@sinclair/typebox';
-import { defineBuilder } from '../../../core/plugins/plugin-types.ts';
+import { defineBuilder, Type } from 'workflow-service/plugin-sdk';
 
 const MAX_ROWS = 10_000;
 const DOMAIN_LIKE = /^(https?:\/\/)?(www\.)?(([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63})(?::\d+)?(\/\S*)?$/i;

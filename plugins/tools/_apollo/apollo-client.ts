@@ -1,5 +1,4 @@
-import type { PluginContext } from '../../../core/plugins/plugin-types.ts';
-import { providerJson, requireEnv } from '../../../core/plugins/provider-http.ts';
+import { type PluginContext, providerJson, requireEnv } from 'workflow-service/plugin-sdk';
 
 /**
  * One call to an Apollo-compatible API (api.apollo.io, or APOLLO_BASE_URL for a proxy or a test

@@ -1,6 +1,5 @@
 import { Resolver } from 'node:dns/promises';
-import type { PluginContext } from '../../../core/plugins/plugin-types.ts';
-import { ProviderError } from '../../../core/plugins/provider-http.ts';
+import { type PluginContext, ProviderError } from 'workflow-service/plugin-sdk';
 
 /**
  * MX lookups for the email tools, through node:dns's Resolver so that the DNS server is ours to

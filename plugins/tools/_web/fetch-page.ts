@@ -1,5 +1,4 @@
-import type { EnrichResult, PluginContext } from '../../../core/plugins/plugin-types.ts';
-import { ProviderError, providerRequest } from '../../../core/plugins/provider-http.ts';
+import { type EnrichResult, type PluginContext, ProviderError, providerRequest } from 'workflow-service/plugin-sdk';
 
 /**
  * Fetching a company's home page for the website tools. Unlike a keyed provider, a website that is

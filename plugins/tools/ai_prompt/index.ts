@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Static, Type } from '@sinclair/typebox';
-import { defineTool, type EnrichResult, type PluginContext } from '../../../core/plugins/plugin-types.ts';
-import { ProviderError, providerJson, requireEnv, rowFailure } from '../../../core/plugins/provider-http.ts';
+import { defineTool, type EnrichResult, type PluginContext, ProviderError, providerJson, requireEnv, rowFailure, type Static, Type } from 'workflow-service/plugin-sdk';
 import { mapLimit } from '../_shared/map-limit.ts';
 import { sandboxAnswer } from './sandbox-answer.ts';
 

@@ -1,4 +1,4 @@
-import { seededRandom } from '../../../core/plugins/sandbox-data.ts';
+import { seededRandom } from 'workflow-service/plugin-sdk';
 
 type Schema = {
   type?: string | string[];

@@ -1,8 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { defineTool, type EnrichResult, pick, rowFailure, SANDBOX_CITIES, SANDBOX_INDUSTRIES, sandboxDomain, sandboxPhone, sandboxSlug, seededRandom, Type } from 'workflow-service/plugin-sdk';
 import { getDomain } from 'tldts';
-import { defineTool, type EnrichResult } from '../../../core/plugins/plugin-types.ts';
-import { rowFailure } from '../../../core/plugins/provider-http.ts';
-import { SANDBOX_CITIES, SANDBOX_INDUSTRIES, pick, sandboxDomain, sandboxPhone, sandboxSlug, seededRandom } from '../../../core/plugins/sandbox-data.ts';
 import { mapLimit } from '../_shared/map-limit.ts';
 import { apolloClient } from '../_apollo/apollo-client.ts';
 

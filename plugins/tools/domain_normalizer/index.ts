@@ -1,6 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { defineTool, Type } from 'workflow-service/plugin-sdk';
 import { getDomain } from 'tldts';
-import { defineTool } from '../../../core/plugins/plugin-types.ts';
 
 /** The registrable domain of a URL, an email address or a host ("https://www.shop.example.co.uk/x" → "example.co.uk"). */
 export function registrableDomain(input: string): string | null {

@@ -1,6 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { defineTool, type EnrichResult, Type } from 'workflow-service/plugin-sdk';
 import { getDomain } from 'tldts';
-import { defineTool, type EnrichResult } from '../../../core/plugins/plugin-types.ts';
 import { mxLookups } from '../_email/mx-lookup.ts';
 import { candidates, mailboxPart, PATTERNS } from './patterns.ts';
 

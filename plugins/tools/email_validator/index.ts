@@ -1,5 +1,4 @@
-import { Type } from '@sinclair/typebox';
-import { defineTool, type EnrichResult } from '../../../core/plugins/plugin-types.ts';
+import { defineTool, type EnrichResult, Type } from 'workflow-service/plugin-sdk';
 import { mxLookups } from '../_email/mx-lookup.ts';
 import { isDisposable, isRole, parseAddress } from './checks.ts';
 

@@ -1,6 +1,4 @@
-import { Type } from '@sinclair/typebox';
-import { jsonataProblems } from '../../../core/columns/run-condition.ts';
-import { defineTool, type EnrichResult } from '../../../core/plugins/plugin-types.ts';
+import { defineTool, type EnrichResult, jsonataProblems, Type } from 'workflow-service/plugin-sdk';
 
 export default defineTool({
   kind: 'tool',

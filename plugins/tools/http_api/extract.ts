@@ -1,4 +1,4 @@
-import type { Expressions } from '../../../core/expressions/expression-pool.ts';
+import type { Expressions } from 'workflow-service/plugin-sdk';
 
 /**
  * Picks the value out of a response with a JSONata expression (https://jsonata.org), e.g.

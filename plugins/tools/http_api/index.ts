@@ -1,8 +1,5 @@
-import { type Static, Type } from '@sinclair/typebox';
-import { defineTool, type EnrichResult, type ToolContext } from '../../../core/plugins/plugin-types.ts';
-import { providerRequest, redact, rowFailure, statusError } from '../../../core/plugins/provider-http.ts';
+import { defineTool, type EnrichResult, jsonataProblems, providerRequest, redact, rowFailure, type Static, statusError, type ToolContext, Type } from 'workflow-service/plugin-sdk';
 import { mapLimit } from '../_shared/map-limit.ts';
-import { jsonataProblems } from '../../../core/columns/run-condition.ts';
 import { ExtractError, extract } from './extract.ts';
 
 const Input = Type.Object(

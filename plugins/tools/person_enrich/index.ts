@@ -1,7 +1,4 @@
-import { Type } from '@sinclair/typebox';
-import { defineTool, type EnrichResult } from '../../../core/plugins/plugin-types.ts';
-import { rowFailure } from '../../../core/plugins/provider-http.ts';
-import { SANDBOX_CITIES, pick, sandboxDomain, sandboxSlug, seededRandom, slugify } from '../../../core/plugins/sandbox-data.ts';
+import { defineTool, type EnrichResult, pick, rowFailure, SANDBOX_CITIES, sandboxDomain, sandboxSlug, seededRandom, slugify, Type } from 'workflow-service/plugin-sdk';
 import { mapLimit } from '../_shared/map-limit.ts';
 import { apolloClient, text } from '../_apollo/apollo-client.ts';
 

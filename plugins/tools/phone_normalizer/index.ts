@@ -1,6 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { defineTool, Type } from 'workflow-service/plugin-sdk';
 import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { defineTool } from '../../../core/plugins/plugin-types.ts';
 
 export default defineTool({
   kind: 'tool',

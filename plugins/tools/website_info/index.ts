@@ -1,6 +1,4 @@
-import { Type } from '@sinclair/typebox';
-import { defineTool, type EnrichResult } from '../../../core/plugins/plugin-types.ts';
-import { sandboxDomain, sandboxPhone, sandboxSlug, seededRandom } from '../../../core/plugins/sandbox-data.ts';
+import { defineTool, type EnrichResult, sandboxDomain, sandboxPhone, sandboxSlug, seededRandom, Type } from 'workflow-service/plugin-sdk';
 import { mapLimit } from '../_shared/map-limit.ts';
 import { fetchPage, siteUrl } from '../_web/fetch-page.ts';
 import { extractSiteInfo, type SiteInfo } from './extract.ts';
