@@ -1,6 +1,6 @@
 import { defineBuilder, pages, pick, SANDBOX_CITIES, SANDBOX_FIRST, SANDBOX_LAST, seededRandom, slugify, Type } from 'workflow-service/plugin-sdk';
-import { Range, StringList, Text, activeFilters } from '../_apollo/apollo-filters.ts';
-import { apolloSearch } from '../_apollo/apollo-search.ts';
+import { Range, StringList, Text, activeFilters } from '../../_providers/apollo/apollo-filters.ts';
+import { APOLLO_PROVIDER, apolloSearch } from '../../_providers/apollo/apollo-client.ts';
 
 const COLUMNS = ['First Name', 'Last Name', 'Full Name', 'Title', 'Seniority', 'LinkedIn URL', 'Location', 'Company', 'Company Domain'];
 const MAX_RESULTS = 1000;
@@ -58,7 +58,7 @@ export default defineBuilder({
     },
     { additionalProperties: false },
   ),
-  provider: { id: 'apollo', requiredEnv: ['APOLLO_API_KEY'], optionalEnv: ['APOLLO_BASE_URL'], rateLimit: { perSecond: 5, burst: 10 } },
+  provider: APOLLO_PROVIDER,
   cost: { credits: 1, per: 'row' },
   maxRows: MAX_RESULTS,
   columns: () => COLUMNS,

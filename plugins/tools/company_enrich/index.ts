@@ -1,7 +1,7 @@
 import { defineTool, type EnrichResult, pick, rowFailure, SANDBOX_CITIES, SANDBOX_INDUSTRIES, sandboxDomain, sandboxPhone, sandboxSlug, seededRandom, Type } from 'workflow-service/plugin-sdk';
 import { getDomain } from 'tldts';
 import { mapLimit } from '../_shared/map-limit.ts';
-import { apolloClient } from '../_apollo/apollo-client.ts';
+import { APOLLO_PROVIDER, apolloClient } from '../../_providers/apollo/apollo-client.ts';
 
 interface ApolloOrganization {
   id?: string;
@@ -99,7 +99,7 @@ export default defineTool({
     { field: 'description', description: 'Short description.' },
   ],
   // One request per batch, so that one token of the shared Apollo budget (the builders' too) is one request.
-  provider: { id: 'apollo', requiredEnv: ['APOLLO_API_KEY'], optionalEnv: ['APOLLO_BASE_URL'], rateLimit: { perSecond: 5, burst: 10 } },
+  provider: APOLLO_PROVIDER,
   cost: { credits: 1, per: 'result' },
   batchSize: 1,
   cacheKey: (item) => {

@@ -1,6 +1,6 @@
 import { defineTool, type EnrichResult, pick, rowFailure, SANDBOX_CITIES, sandboxDomain, sandboxSlug, seededRandom, slugify, Type } from 'workflow-service/plugin-sdk';
 import { mapLimit } from '../_shared/map-limit.ts';
-import { apolloClient, text } from '../_apollo/apollo-client.ts';
+import { APOLLO_PROVIDER, apolloClient, text } from '../../_providers/apollo/apollo-client.ts';
 
 const Field = (description: string) => Type.Optional(Type.String({ maxLength: 500, description }));
 
@@ -109,7 +109,7 @@ export default defineTool({
     { field: 'seniority', description: 'Seniority level.' },
   ],
   // One request per batch, so that one token of the shared Apollo budget (the builders' too) is one request.
-  provider: { id: 'apollo', requiredEnv: ['APOLLO_API_KEY'], optionalEnv: ['APOLLO_BASE_URL'], rateLimit: { perSecond: 5, burst: 10 } },
+  provider: APOLLO_PROVIDER,
   cost: { credits: 1, per: 'result' },
   batchSize: 1,
   cacheKey: (item) => {

@@ -1,6 +1,6 @@
 import { Type } from 'workflow-service/plugin-sdk';
 
-/** Schema pieces shared by the two Apollo-compatible search builders (not a plugin: `_` folders are skipped). */
+/** Schema pieces of the two Apollo-compatible search builders' forms. */
 export const StringList = (description: string) => Type.Optional(Type.Array(Type.String(), { description }));
 
 export const Range = (description: string) =>
