@@ -5,7 +5,7 @@ import type { Expressions } from '../expressions/expression-pool.ts';
 export interface PluginContext {
   /** `sandbox` plugins return deterministic fake data and call no provider. */
   providerMode: 'live' | 'sandbox';
-  /** Reads a credential or base URL the plugin declared in `provider.env`. */
+  /** Reads a variable the plugin declared in `provider.requiredEnv` / `optionalEnv`, at call time; any other name answers undefined. */
   env(name: string): string | undefined;
   /** Aborted when the job is cancelled or the worker shuts down. */
   signal: AbortSignal;
@@ -92,7 +92,7 @@ export interface ToolItem<C> {
   rowId: string;
   /** The column config with every `{{Column Name}}` replaced by that row's value. */
   config: C;
-  /** The row's values by column name (for tools that read the whole row, e.g. formula, icp_score). */
+  /** The row's values by column name (for tools that read the whole row: a formula, an ICP score). */
   row: Record<string, unknown>;
 }
 

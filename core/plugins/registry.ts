@@ -1,8 +1,12 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Kind } from '@sinclair/typebox';
+import { icpScoreTool } from '../icp/icp-score-tool.ts';
 import type { AnyBuilder, AnyTool } from './plugin-types.ts';
 import { registerSdkModules } from './sdk-modules.ts';
+
+/** Tools of kernel features (ICP scoring), registered before any plugin so no plugin can take their ids. */
+const KERNEL_TOOLS: unknown[] = [icpScoreTool];
 
 const SLUG = /^[a-z][a-z0-9_]{1,63}$/;
 
@@ -133,10 +137,11 @@ function pluginFolders(root: string, kind: 'builders' | 'tools'): string[] {
     .sort();
 }
 
-/** Loads the bundled plugins and those under `PLUGINS_DIR`; a bad definition stops start-up. */
+/** Loads the kernel's tools, the bundled plugins and those under `PLUGINS_DIR`; a bad definition stops start-up. */
 export async function loadPlugins(extraDir?: string): Promise<PluginRegistry> {
   registerSdkModules();
   const registry = new PluginRegistry();
+  for (const tool of KERNEL_TOOLS) registry.addTool(tool, 'core (kernel tool)');
   const roots = [resolve(import.meta.dir, '../../plugins')];
   if (extraDir) roots.push(resolve(extraDir));
   for (const root of roots) {

@@ -1,5 +1,6 @@
 import { ServiceError, notFound, validationError } from '../errors.ts';
 import type { IcpDefinition } from '../icp/definition.ts';
+import { icpScoreTool } from '../icp/icp-score-tool.ts';
 import { hasCriteria } from '../icp/score.ts';
 import { averageScore, emptyTally, scoreRowsInto } from '../icp/score-tally.ts';
 import { newId } from '../ids.ts';
@@ -11,7 +12,8 @@ import { columnView, createColumn } from './columns.ts';
 import { iso } from './projects.ts';
 import { toolColumnNos } from './rows.ts';
 
-export const ICP_SCORE_TOOL = 'icp_score';
+/** The id of the kernel's ICP score tool, which fills score columns. */
+export const ICP_SCORE_TOOL = icpScoreTool.id;
 
 /** An ICP as REST and MCP show it (DESIGN.md §3). */
 export function icpView(r: IcpRecord) {
@@ -57,8 +59,8 @@ function canonical(v: unknown): string {
 
 /**
  * The tool column that receives the scores: created when missing, with the ICP's definition in its
- * config (the icp_score plugin cannot read storage, so auto-run and re-runs score from that snapshot).
- * An existing column must be an icp_score column of this very ICP version, or its later rows would
+ * config (the ICP score tool cannot read storage, so auto-run and re-runs score from that snapshot).
+ * An existing column must be an ICP score column of this very ICP version, or its later rows would
  * be scored against another definition than the one written now.
  */
 async function scoreColumn(kernel: Kernel, projectColumns: Column[], icp: IcpRecord, name: string, project: Project, cellStatus: 'pending' | 'queued'): Promise<Column> {
@@ -71,7 +73,7 @@ async function scoreColumn(kernel: Kernel, projectColumns: Column[], icp: IcpRec
   }
   const config = existing.config as { icp_id?: string; definition?: unknown } | null;
   if (existing.type !== 'tool' || existing.toolId !== ICP_SCORE_TOOL || config?.icp_id !== icp.id) {
-    throw validationError(`Column "${name}" exists and is not an icp_score column of ICP ${icp.id}; choose another col_name`, [
+    throw validationError(`Column "${name}" exists and is not an ${ICP_SCORE_TOOL} column of ICP ${icp.id}; choose another col_name`, [
       { path: 'col_name', message: 'names a column that holds something else' },
     ]);
   }

@@ -1,14 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import { IcpDefinitionSchema } from '../../../core/icp/definition.ts';
-import { scoreRow } from '../../../core/icp/score.ts';
-import { defineTool } from '../../../core/plugins/plugin-types.ts';
+import { defineTool } from '../plugins/plugin-types.ts';
+import { IcpDefinitionSchema } from './definition.ts';
+import { scoreRow } from './score.ts';
 
 /**
- * Scores each row against an ICP. Plugins cannot read storage, so the column carries a snapshot
- * of the ICP's definition in its config; the score_icp operation writes that snapshot when it
- * creates the column, which keeps auto-run and re-runs working without a database read here.
+ * The tool of ICP score columns, provided by the kernel (ICPs are a kernel feature; the registry
+ * adds it before any plugin, so no plugin can take its id). It scores each row against an ICP. A
+ * tool cannot read storage, so the column carries a snapshot of the ICP's definition in its config;
+ * score_icp writes that snapshot when it creates the column, which keeps auto-run and re-runs
+ * working without a database read here.
  */
-export default defineTool({
+export const icpScoreTool = defineTool({
   kind: 'tool',
   id: 'icp_score',
   version: '1.0.0',
