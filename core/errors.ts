@@ -71,12 +71,19 @@ export function validationError(message: string, errors: FieldError[] = []): Ser
   return new ServiceError('validation_error', errors.length ? { message, errors } : { message });
 }
 
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'SQLITE_BUSY']);
+/**
+ * The database (or the connection to it) is away: worth a 503 and a retry, not a failure of the
+ * work. Storage adapters throw it in place of their driver's error; which driver errors mean
+ * "away" is each storage dialect's knowledge (adapters/storage/<dialect>/…-errors.ts).
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
 
 /** The database (or its connection) is away: worth a 503 and a retry, not a failure of the work. */
-export function isStoreUnavailable(e: unknown): boolean {
-  const err = e as { code?: string; message?: string; fatal?: boolean } | undefined;
-  if (!err) return false;
-  if (err.code && UNREACHABLE_CODES.has(err.code)) return true;
-  return /ECONNREFUSED|Connection lost|connect ETIMEDOUT|Pool is closed|database is locked|Can't connect/i.test(String(err.message));
+export function isStoreUnavailable(e: unknown): e is StoreUnavailableError {
+  return e instanceof StoreUnavailableError;
 }

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { EnrichmentCache } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 
@@ -24,10 +23,6 @@ export class SqlEnrichmentCache implements EnrichmentCache {
     const expires_at = Date.now() + ttlMs;
     const values = entries.map((e) => ({ cache_key: e.key, value: JSON.stringify(e.value), expires_at }));
     const q = this.database.db.insertInto('enrichment_cache').values(values);
-    if (this.database.dialect === 'mysql') {
-      await q.onDuplicateKeyUpdate({ value: sql`VALUES(value)`, expires_at: sql`VALUES(expires_at)` }).execute();
-    } else {
-      await q.onConflict((oc) => oc.column('cache_key').doUpdateSet({ value: sql`excluded.value`, expires_at: sql`excluded.expires_at` })).execute();
-    }
+    await this.database.dialect.upsert(q, ['cache_key'], (inserted) => ({ value: inserted('value'), expires_at: inserted('expires_at') })).execute();
   }
 }

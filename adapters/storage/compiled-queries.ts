@@ -1,8 +1,6 @@
 import { type CompiledQuery, createQueryId, type Kysely, RawNode } from 'kysely';
 
-/** Under MariaDB's in_predicate_conversion_threshold (1,000), past which IN lists turn into a scanned subquery. */
-export const IN_CHUNK = 800;
-
+/** `items` in slices of at most `size` (IN lists, multi-row statements). */
 export function chunks<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));

@@ -10,7 +10,6 @@ import {
   MAX_BALANCE,
 } from '../../core/credits/credit-types.ts';
 import type { Database } from './database.ts';
-import { isDuplicateKey } from './sql-errors.ts';
 import type { Tables } from './tables.ts';
 
 /** Thrown inside a transaction to roll it back with a known answer. */
@@ -48,17 +47,20 @@ export class SqlCreditRepo implements CreditRepo {
     return this.database.db;
   }
 
+  private isDuplicateKey(e: unknown): boolean {
+    return this.database.dialect.errors.isDuplicateKey(e);
+  }
+
   /** Adds `delta` to the materialised balance (creating it), in the caller's transaction. */
   private async addToBalance(trx: Kysely<Tables>, workspaceId: string, delta: number): Promise<void> {
     const q = trx.insertInto('credit_balances').values({ workspace_id: workspaceId, balance: delta });
-    if (this.database.dialect === 'mysql') await q.onDuplicateKeyUpdate({ balance: sql`balance + ${delta}` }).execute();
-    else await q.onConflict((oc) => oc.column('workspace_id').doUpdateSet({ balance: sql`balance + ${delta}` })).execute();
+    await this.database.dialect.upsert(q, ['workspace_id'], () => ({ balance: sql`balance + ${delta}` })).execute();
   }
 
-  /** Locks and reads the balance row (MySQL FOR UPDATE; SQLite transactions are serial already). */
+  /** Locks and reads the balance row, so concurrent debits of a workspace run one after the other. */
   private async lockedBalance(trx: Kysely<Tables>, workspaceId: string): Promise<number> {
     const q = trx.selectFrom('credit_balances').select('balance').where('workspace_id', '=', workspaceId);
-    const r = await (this.database.dialect === 'mysql' ? q.forUpdate() : q).executeTakeFirst();
+    const r = await this.database.dialect.locking.lockedRead(q).executeTakeFirst();
     return Number(r?.balance ?? 0);
   }
 
@@ -75,7 +77,7 @@ export class SqlCreditRepo implements CreditRepo {
       });
     } catch (e) {
       if (e instanceof Abort) throw new BalanceOverflowError(await this.balance(workspaceId), amount);
-      if (!isDuplicateKey(e)) throw e; // the same grant (e.g. a monthly one) was given already
+      if (!this.isDuplicateKey(e)) throw e; // the same grant (e.g. a monthly one) was given already
     }
     return this.balance(workspaceId);
   }
@@ -108,7 +110,7 @@ export class SqlCreditRepo implements CreditRepo {
       return 'ok';
     } catch (e) {
       if (e instanceof Abort) return 'insufficient';
-      if (isDuplicateKey(e)) return 'duplicate';
+      if (this.isDuplicateKey(e)) return 'duplicate';
       throw e;
     }
   }
@@ -145,7 +147,7 @@ export class SqlCreditRepo implements CreditRepo {
         await this.addToBalance(trx, workspaceId, amount);
       });
     } catch (e) {
-      if (!isDuplicateKey(e)) throw e;
+      if (!this.isDuplicateKey(e)) throw e;
     }
   }
 

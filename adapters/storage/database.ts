@@ -1,40 +1,31 @@
-import type { Kysely } from 'kysely';
+import { Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { log, redactUrl } from '../../core/log.ts';
+import type { StorageDialect } from './dialect.ts';
 import { migrationProvider } from './migrations/index.ts';
-import { connectMysql } from './mysql/mysql-connect.ts';
-import { connectSqlite } from './sqlite/sqlite-connect.ts';
+import { mysqlDialect } from './mysql/mysql-dialect.ts';
+import { sqliteDialect } from './sqlite/sqlite-dialect.ts';
 import type { Tables } from './tables.ts';
+import { withUnavailableErrors } from './unavailable-driver.ts';
 
-export type SqlDialectName = 'mysql' | 'sqlite';
+/** The databases `DATABASE_URL` may name; each one is a folder beside this file. */
+const DIALECTS: readonly StorageDialect[] = [mysqlDialect, sqliteDialect];
 
-/** An open database: the Kysely handle plus the dialect, which a few queries need to know. */
+/** An open database: the Kysely handle plus its dialect, which answers whatever differs between databases. */
 export interface Database {
   db: Kysely<Tables>;
-  dialect: SqlDialectName;
+  dialect: StorageDialect;
   close(): Promise<void>;
-}
-
-/** DATABASE_POOL_SIZE: connections per process to MySQL (default 32, one per concurrent request under load). */
-function poolSizeFromEnv(): number {
-  const n = Number(process.env.DATABASE_POOL_SIZE ?? 32);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`DATABASE_POOL_SIZE must be an integer >= 1, got "${process.env.DATABASE_POOL_SIZE}"`);
-  return n;
 }
 
 /** Opens `DATABASE_URL`: `mysql://user:pass@host:port/db`, `sqlite:<path>` or `sqlite::memory:`. */
 export function openDatabase(url: string, options: { poolSize?: number } = {}): Database {
-  let db: Kysely<Tables>;
-  let dialect: SqlDialectName;
-  if (url.startsWith('mysql://') || url.startsWith('mariadb://')) {
-    dialect = 'mysql';
-    db = connectMysql(url.replace(/^mariadb:/, 'mysql:'), options.poolSize ?? poolSizeFromEnv());
-  } else if (url.startsWith('sqlite:')) {
-    dialect = 'sqlite';
-    db = connectSqlite(url.slice('sqlite:'.length) || ':memory:');
-  } else {
-    throw new Error(`DATABASE_URL must start with mysql:// or sqlite:, got "${redactUrl(url)}"`);
+  const dialect = DIALECTS.find((d) => d.schemes.some((s) => url.startsWith(s)));
+  if (!dialect) {
+    const schemes = DIALECTS.flatMap((d) => d.schemes);
+    throw new Error(`DATABASE_URL must start with ${schemes.slice(0, -1).join(', ')} or ${schemes.at(-1)}, got "${redactUrl(url)}"`);
   }
+  const db = new Kysely<Tables>({ dialect: withUnavailableErrors(dialect.connect(url, options), dialect.errors.isUnavailable) });
   return { db, dialect, close: () => db.destroy() };
 }
 
@@ -42,7 +33,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
 export async function migrateToLatest(database: Database): Promise<void> {
   const migrator = new Migrator({
     db: database.db,
-    provider: migrationProvider(database.dialect),
+    provider: migrationProvider(database.dialect.schema),
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
   });

@@ -1,6 +1,5 @@
 import type { IdempotencyClaim, IdempotencyRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
-import { isDuplicateKey } from './sql-errors.ts';
 
 /** Answers are kept 24 hours; an older record is replaced by the next request with its key. */
 const TTL_MS = 24 * 60 * 60 * 1000;
@@ -22,7 +21,7 @@ export class SqlIdempotencyRepo implements IdempotencyRepo {
           .execute();
         return { state: 'claimed' };
       } catch (e) {
-        if (!isDuplicateKey(e)) throw e;
+        if (!this.database.dialect.errors.isDuplicateKey(e)) throw e;
       }
       const row = await this.db
         .selectFrom('idempotency_keys')

@@ -215,11 +215,10 @@ export class SqlProjectRepo implements ProjectRepo {
    * same transaction, so filters on the new column see every row.
    */
   async addColumn(projectPk: number, column: NewColumn): Promise<Column> {
-    const mysql = this.database.dialect === 'mysql';
     return this.db.transaction().execute(async (trx) => {
       // Lock the project record: column numbers and names are decided one writer at a time.
       const lock = trx.selectFrom('projects').select(['next_col_no']).where('pk', '=', projectPk);
-      const project = await (mysql ? lock.forUpdate() : lock).executeTakeFirstOrThrow();
+      const project = await this.database.dialect.locking.lockedRead(lock).executeTakeFirstOrThrow();
       const taken = await trx
         .selectFrom('project_columns')
         .select(['name', 'position'])

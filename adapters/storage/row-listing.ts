@@ -4,7 +4,7 @@ import type { FilterNode, SortSpec } from '../../core/rows/filter-parse.ts';
 import type { RowPageQuery } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 import { type Entry, type ListingShape, ListingMemory, type SeekKey, type WriteTicket } from './listing-memory.ts';
-import { chunks, IN_CHUNK, reusableQuery } from './compiled-queries.ts';
+import { chunks, reusableQuery } from './compiled-queries.ts';
 import { afterSql, filterColumns, filterSql, sortKeyTerms, sortSql } from './row-filter-sql.ts';
 import type { Tables } from './tables.ts';
 
@@ -47,8 +47,8 @@ export class RowListing {
     return this.database.db;
   }
 
-  private get mysql() {
-    return this.database.dialect === 'mysql';
+  private get dialect() {
+    return this.database.dialect;
   }
 
   async page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }> {
@@ -130,8 +130,8 @@ export class RowListing {
     const take = q.limit + before;
     let rows: Record<string, unknown>[];
     if (plan.used.length === 0) {
-      // MariaDB would walk the clustered rows (JSON and all) for a deep OFFSET; the narrow index is ~10x cheaper.
-      const hint = this.mysql ? sql`FORCE INDEX (project_rows_live)` : sql``;
+      // Walking the clustered rows (JSON and all) for a deep OFFSET costs ~10x the narrow index.
+      const hint = this.dialect.hints.forceIndex('project_rows_live');
       const seek = after ? sql`AND seq > ${after.seq}` : sql``;
       rows = (await sql<Record<string, unknown>>`SELECT seq FROM project_rows ${hint}
         WHERE project_pk = ${q.projectPk} AND deleted_at IS NULL ${seek} ORDER BY seq LIMIT ${take} OFFSET ${skip}`.execute(this.db)).rows;
@@ -155,15 +155,15 @@ export class RowListing {
     const alias = (no: number) => names.get(no) as string;
     const [driver, ...joined] = cols;
     const d = alias(driver as number);
-    // SQLite keeps the order of a CROSS JOIN; MariaDB that of STRAIGHT_JOIN.
-    const join = sql.raw(fixedOrder && !this.mysql ? 'CROSS JOIN' : 'JOIN');
+    const { fixedJoinOrder } = this.dialect.hints;
+    const join = fixedOrder ? fixedJoinOrder.join : sql.raw('JOIN');
     const joins = joined.map(
       (no) =>
         sql`${join} cell_keys ${sql.raw(alias(no))} ON ${sql.ref(`${alias(no)}.project_pk`)} = ${sql.ref(`${d}.project_pk`)} AND ${sql.ref(`${alias(no)}.col_no`)} = ${no} AND ${sql.ref(`${alias(no)}.seq`)} = ${sql.ref(`${d}.seq`)}`,
     );
     const where = filter ? sql`AND ${filterSql(filter, alias)}` : sql``;
     const from = sql`FROM cell_keys ${sql.raw(d)} ${sql.join(joins, sql` `)} WHERE ${sql.ref(`${d}.project_pk`)} = ${projectPk} AND ${sql.ref(`${d}.col_no`)} = ${driver} ${where}`;
-    const straight = fixedOrder && this.mysql ? sql`STRAIGHT_JOIN` : sql``;
+    const straight = fixedOrder ? fixedJoinOrder.select : sql``;
     return { from, alias, d, straight };
   }
 
@@ -176,12 +176,12 @@ export class RowListing {
   /**
    * Inside a write's transaction: adds to each total the write keeps exact the matches among
    * `seqs`, times `sign` (-1 before changing them, +1 after). Before-counts lock the keys they read
-   * on MySQL, so they see the latest committed values, as the write itself will.
+   * (the dialect's locked read), so they see the latest committed values, as the write itself will.
    */
   async measure(trx: Kysely<Tables>, ticket: WriteTicket, seqs: number[], sign: 1 | -1): Promise<void> {
     for (const e of ticket.measured) {
       let n = 0;
-      for (const part of chunks(seqs, IN_CHUNK)) n += await this.matchesAmong(trx, e, part, sign === -1 && this.mysql);
+      for (const part of chunks(seqs, this.dialect.limits.inListSize)) n += await this.matchesAmong(trx, e, part, sign === -1);
       ListingMemory.measure(ticket, e, sign * n);
     }
   }
@@ -189,7 +189,7 @@ export class RowListing {
   private async matchesAmong(trx: Kysely<Tables>, e: Entry, seqs: number[], lock: boolean): Promise<number> {
     if (seqs.length === 0 || !e.filter) return 0;
     const { from, d } = this.keyedFrom(e.projectPk, e.filterCols, e.filter);
-    const r = await sql<{ n: number }>`SELECT COUNT(*) AS n ${from} AND ${sql.ref(`${d}.seq`)} IN (${sql.join(seqs)}) ${lock ? sql`FOR UPDATE` : sql``}`.execute(trx);
+    const r = await sql<{ n: number }>`SELECT COUNT(*) AS n ${from} AND ${sql.ref(`${d}.seq`)} IN (${sql.join(seqs)}) ${lock ? this.dialect.locking.lockClause : sql``}`.execute(trx);
     return Number(r.rows[0]?.n ?? 0);
   }
 }

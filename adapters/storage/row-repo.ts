@@ -4,7 +4,7 @@ import { cellKey } from '../../core/rows/cell-keys.ts';
 import type { BuilderRunState, RowPageQuery, RowRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 import { builderStateValues } from './project-repo.ts';
-import { chunks, IN_CHUNK, insertMany, type ReusableQuery, reusableQuery } from './compiled-queries.ts';
+import { chunks, insertMany, type ReusableQuery, reusableQuery } from './compiled-queries.ts';
 import { RowListing } from './row-listing.ts';
 import { SeqAllocator } from './seq-allocator.ts';
 import type { CellKeyTable, Tables } from './tables.ts';
@@ -54,8 +54,8 @@ export class SqlRowRepo implements RowRepo {
     return this.database.db;
   }
 
-  private get mysql() {
-    return this.database.dialect === 'mysql';
+  private get dialect() {
+    return this.database.dialect;
   }
 
   /**
@@ -137,9 +137,7 @@ export class SqlRowRepo implements RowRepo {
   private bumpQuery() {
     return reusableQuery(this.database.db, ['pk', 'shard', 'delta'], (v) => {
       const q = this.db.insertInto('project_row_counts').values({ project_pk: v('pk'), shard: v('shard'), n: v('delta'), v: 1 });
-      const n = sql<number>`n + ${v('delta')}`;
-      if (this.mysql) return q.onDuplicateKeyUpdate({ n, v: sql`v + 1` });
-      return q.onConflict((oc) => oc.columns(['project_pk', 'shard']).doUpdateSet({ n, v: sql`v + 1` }));
+      return this.dialect.upsert(q, ['project_pk', 'shard'], () => ({ n: sql<number>`n + ${v('delta')}`, v: sql`v + 1` }));
     });
   }
 
@@ -174,16 +172,16 @@ export class SqlRowRepo implements RowRepo {
 
   /**
    * Live rows by seq, in the order asked, with tool cell statuses filled in from the keys. With tool
-   * columns, MySQL reads both tables in one transaction (one snapshot), so a cell never shows a new
+   * columns, both tables are read as one snapshot (the dialect's), so a cell never shows a new
    * status beside its old value while a batch of results is being written.
    */
   async getMany(projectPk: number, seqs: number[], toolCols: number[] = []): Promise<StoredRow[]> {
     if (seqs.length === 0) return [];
-    if (seqs.length > IN_CHUNK) {
-      const parts = await Promise.all(chunks(seqs, IN_CHUNK).map((part) => this.getMany(projectPk, part, toolCols)));
+    if (seqs.length > this.dialect.limits.inListSize) {
+      const parts = await Promise.all(chunks(seqs, this.dialect.limits.inListSize).map((part) => this.getMany(projectPk, part, toolCols)));
       return parts.flat();
     }
-    if (toolCols.length && this.mysql) return this.db.transaction().execute((trx) => this.readRows(trx, projectPk, seqs, toolCols));
+    if (toolCols.length) return this.dialect.locking.snapshot(this.db, (db) => this.readRows(db, projectPk, seqs, toolCols));
     return this.readRows(this.db, projectPk, seqs, toolCols);
   }
 
@@ -246,7 +244,7 @@ export class SqlRowRepo implements RowRepo {
     const ticket = this.memory.beginWrite(projectPk, { kind: 'delete' });
     const deleted = await this.db.transaction().execute(async (trx) => {
       let deleted = 0;
-      for (const part of chunks(seqs, IN_CHUNK)) {
+      for (const part of chunks(seqs, this.dialect.limits.inListSize)) {
         const r = await trx
           .updateTable('project_rows')
           .set({ deleted_at: Date.now() })
@@ -284,7 +282,7 @@ export class SqlRowRepo implements RowRepo {
     const ticket = this.memory.beginWrite(projectPk, { kind: 'cells', colNo, valuesToo: false });
     const moved = await this.db.transaction().execute(async (trx) => {
       const moved: number[] = [];
-      const parts = seqs ? chunks(seqs, IN_CHUNK) : [undefined];
+      const parts = seqs ? chunks(seqs, this.dialect.limits.inListSize) : [undefined];
       for (const part of parts) {
         if (part && part.length === 0) continue;
         let q = trx
@@ -294,9 +292,9 @@ export class SqlRowRepo implements RowRepo {
           .where('col_no', '=', colNo)
           .where('status', 'in', from);
         if (part) q = q.where('seq', 'in', part);
-        const found = (await (this.mysql ? q.forUpdate() : q).execute()).map((r) => Number(r.seq));
+        const found = (await this.dialect.locking.lockedRead(q).execute()).map((r) => Number(r.seq));
         await this.listing.measure(trx, ticket, found, -1);
-        for (const ids of chunks(found, IN_CHUNK)) {
+        for (const ids of chunks(found, this.dialect.limits.inListSize)) {
           await trx.updateTable('cell_keys').set({ status: to }).where('project_pk', '=', projectPk).where('col_no', '=', colNo).where('seq', 'in', ids).execute();
         }
         await this.listing.measure(trx, ticket, found, 1);
@@ -314,7 +312,7 @@ export class SqlRowRepo implements RowRepo {
     if (cells.length === 0) return;
     const ticket = this.memory.beginWrite(projectPk, { kind: 'cells', colNo, valuesToo: true });
     await this.db.transaction().execute(async (trx) => {
-      for (const part of chunks(cells, IN_CHUNK)) {
+      for (const part of chunks(cells, this.dialect.limits.inListSize)) {
         // Rows deleted meanwhile have no key any more: lock the keys that exist, write only those.
         const read = trx
           .selectFrom('cell_keys')
@@ -322,7 +320,7 @@ export class SqlRowRepo implements RowRepo {
           .where('project_pk', '=', projectPk)
           .where('col_no', '=', colNo)
           .where('seq', 'in', part.map((c) => c.seq));
-        const live = new Set((await (this.mysql ? read.forUpdate() : read).execute()).map((r) => Number(r.seq)));
+        const live = new Set((await this.dialect.locking.lockedRead(read).execute()).map((r) => Number(r.seq)));
         const keyValues: CellKeyTable[] = part
           .filter(({ seq }) => live.has(seq))
           .map(({ seq, cell }) => ({
@@ -335,15 +333,10 @@ export class SqlRowRepo implements RowRepo {
         if (keyValues.length === 0) continue;
         const written = keyValues.map((k) => k.seq);
         await this.listing.measure(trx, ticket, written, -1);
-        const upsert = trx.insertInto('cell_keys').values(keyValues);
         const fields = ['status', 'is_empty', 'num_missing', 'num_key', 'text_key', 'text_full', 'cell'] as const;
-        if (this.mysql) {
-          await upsert.onDuplicateKeyUpdate(Object.fromEntries(fields.map((f) => [f, sql`VALUES(${sql.ref(f)})`]))).execute();
-        } else {
-          await upsert
-            .onConflict((oc) => oc.columns(['project_pk', 'col_no', 'seq']).doUpdateSet(Object.fromEntries(fields.map((f) => [f, sql.ref(`excluded.${f}`)]))))
-            .execute();
-        }
+        await this.dialect
+          .upsert(trx.insertInto('cell_keys').values(keyValues), ['project_pk', 'col_no', 'seq'], (inserted) => Object.fromEntries(fields.map((f) => [f, inserted(f)])))
+          .execute();
         await this.listing.measure(trx, ticket, written, 1);
       }
       await this.bumpCount(trx, projectPk, 0); // values changed: listings remembered elsewhere are stale

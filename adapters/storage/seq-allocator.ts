@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Database } from './database.ts';
 
 const BLOCK = 128;
@@ -6,7 +5,7 @@ const BLOCK = 128;
 /**
  * Hands out row sequence numbers: globally unique, increasing within a process. Blocks are
  * reserved with one short statement outside the row transaction, so concurrent inserts never
- * queue on a counter row (MySQL: LAST_INSERT_ID(expr); SQLite: RETURNING).
+ * queue on a counter row (the dialect's `sequences.advance`).
  */
 export class SeqAllocator {
   private next = 0;
@@ -36,15 +35,6 @@ export class SeqAllocator {
 
   /** Reserves `size` values; returns the new `next_value` (one past the reserved range). */
   private async reserve(size: number): Promise<number> {
-    const { db, dialect } = this.database;
-    if (dialect === 'mysql') {
-      const r = await sql`UPDATE id_sequences SET next_value = LAST_INSERT_ID(next_value + ${size}) WHERE name = 'row_seq'`.execute(db);
-      if (r.insertId === undefined) throw new Error('row sequence reservation returned no value');
-      return Number(r.insertId);
-    }
-    const r = await sql<{ next_value: number }>`UPDATE id_sequences SET next_value = next_value + ${size} WHERE name = 'row_seq' RETURNING next_value`.execute(db);
-    const row = r.rows[0];
-    if (!row) throw new Error('row sequence is missing; run migrations');
-    return Number(row.next_value);
+    return this.database.dialect.sequences.advance(this.database.db, 'row_seq', size);
   }
 }

@@ -42,7 +42,7 @@ export function pageStatements(q: RowPageQuery, dialect: Database['dialect']): P
   const used = [...new Set([...q.sort.map((s) => s.colNo), ...filterCols])];
   let page: RawBuilder<{ seq: number }>;
   if (used.length === 0) {
-    const hint = dialect === 'mysql' ? sql`FORCE INDEX (project_rows_live)` : sql``;
+    const hint = dialect.hints.forceIndex('project_rows_live');
     page = sql`SELECT seq FROM project_rows ${hint} WHERE project_pk = ${q.projectPk} AND deleted_at IS NULL ORDER BY seq LIMIT ${q.limit} OFFSET ${q.offset}`;
   } else {
     const { from, alias, d } = keyedFrom(q.projectPk, used, q.filter);
@@ -101,7 +101,7 @@ function table(rows: Record<string, unknown>[]): string {
 /** MariaDB `EXPLAIN` plus `ANALYZE` (runs it: real row counts r_rows / r_filtered); SQLite `EXPLAIN QUERY PLAN`. */
 async function explainOne(database: Database, statement: RawBuilder<unknown>): Promise<string> {
   const db = database.db as Kysely<any>;
-  if (database.dialect === 'mysql') {
+  if (database.dialect.name === 'mysql') {
     const explain = await sql<Record<string, unknown>>`EXPLAIN ${statement}`.execute(db);
     const analyze = await sql<Record<string, unknown>>`ANALYZE ${statement}`.execute(db);
     return `EXPLAIN\n${table(explain.rows)}\nANALYZE\n${table(analyze.rows)}`;

@@ -18,19 +18,12 @@ import type { SeedResult } from './seed.ts';
 const CHUNK = 50_000;
 
 async function reserve(database: Database, size: number): Promise<number> {
-  const { db, dialect } = database;
-  if (dialect === 'mysql') {
-    const r = await sql`UPDATE id_sequences SET next_value = LAST_INSERT_ID(next_value + ${size}) WHERE name = 'row_seq'`.execute(db);
-    return Number(r.insertId) - size;
-  }
-  const r = await sql<{ next_value: number }>`UPDATE id_sequences SET next_value = next_value + ${size} WHERE name = 'row_seq' RETURNING next_value`.execute(db);
-  return Number(r.rows[0]?.next_value) - size;
+  return (await database.dialect.sequences.advance(database.db, 'row_seq', size)) - size;
 }
 
 async function bumpCount(trx: Kysely<any>, database: Database, projectPk: number, delta: number): Promise<void> {
   const q = trx.insertInto('project_row_counts').values({ project_pk: projectPk, shard: 0, n: delta });
-  if (database.dialect === 'mysql') await q.onDuplicateKeyUpdate({ n: sql`n + ${delta}` }).execute();
-  else await q.onConflict((oc) => oc.columns(['project_pk', 'shard']).doUpdateSet({ n: sql`n + ${delta}` })).execute();
+  await database.dialect.upsert(q, ['project_pk', 'shard'], () => ({ n: sql`n + ${delta}` })).execute();
 }
 
 /**

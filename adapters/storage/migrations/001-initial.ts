@@ -1,17 +1,13 @@
 import { type Kysely, sql } from 'kysely';
 import type { Migration } from 'kysely/migration';
-import type { SqlDialectName } from '../database.ts';
+import type { SchemaTypes } from '../dialect.ts';
 
 /**
  * The initial schema. Rows live in one shared table clustered by project (docs/storage.md);
  * `cell_keys` holds one typed key per cell so filters and sorts are index range scans.
  */
-export function initialSchema(dialect: SqlDialectName): Migration {
-  const mysql = dialect === 'mysql';
-  // InnoDB, utf8mb4 everywhere; text keys compare byte-wise (they are stored lower-cased).
-  const tableOpts = mysql ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci` : sql``;
-  const bin = mysql ? sql`CHARACTER SET utf8mb4 COLLATE utf8mb4_bin` : sql``;
-  const bigText = mysql ? sql`longtext` : sql`text`;
+export function initialSchema(t: SchemaTypes): Migration {
+  const tableOpts = t.tableOptions();
 
   return {
     async up(db: Kysely<any>) {
@@ -38,9 +34,7 @@ export function initialSchema(dialect: SqlDialectName): Migration {
 
       await db.schema
         .createTable('credit_ledger')
-        .addColumn('id', mysql ? 'bigint' : 'integer', (c) =>
-          mysql ? c.primaryKey().autoIncrement() : c.primaryKey(),
-        )
+        .addColumn('id', t.autoId.type, t.autoId.build)
         .addColumn('workspace_id', 'varchar(36)', (c) => c.notNull())
         .addColumn('kind', 'varchar(16)', (c) => c.notNull())
         .addColumn('amount', 'bigint', (c) => c.notNull())
@@ -58,16 +52,15 @@ export function initialSchema(dialect: SqlDialectName): Migration {
 
       await db.schema
         .createTable('projects')
-        .addColumn('pk', mysql ? 'bigint' : 'integer', (c) =>
-          mysql ? c.primaryKey().autoIncrement() : c.primaryKey(),
-        )
+        .addColumn('pk', t.autoId.type, t.autoId.build)
         .addColumn('id', 'varchar(36)', (c) => c.notNull().unique())
         .addColumn('workspace_id', 'varchar(36)', (c) => c.notNull())
         .addColumn('creator_id', 'varchar(64)', (c) => c.notNull())
         .addColumn('name', 'varchar(255)', (c) => c.notNull())
-        .addColumn('name_lower', sql`varchar(255) ${bin}`, (c) => c.notNull())
+        // Compared byte-wise: it is stored lower-cased.
+        .addColumn('name_lower', t.binaryKey(255), (c) => c.notNull())
         .addColumn('builder_id', 'varchar(64)')
-        .addColumn('form_data', bigText)
+        .addColumn('form_data', t.longText)
         .addColumn('builder_status', 'varchar(16)', (c) => c.notNull())
         .addColumn('builder_error', 'text')
         .addColumn('builder_progress', 'text')
@@ -102,58 +95,32 @@ export function initialSchema(dialect: SqlDialectName): Migration {
         .modifyEnd(tableOpts)
         .execute();
 
-      if (mysql) {
-        // Clustered by project: a page of one project is a contiguous range of the primary key.
-        await sql`CREATE TABLE project_rows (
-          project_pk BIGINT NOT NULL,
-          seq BIGINT NOT NULL,
-          cells LONGTEXT NOT NULL,
-          created_at BIGINT NOT NULL,
-          updated_at BIGINT NOT NULL,
-          deleted_at BIGINT NULL,
-          PRIMARY KEY (project_pk, seq),
-          KEY project_rows_live (project_pk, deleted_at, seq)
-        ) ${tableOpts}`.execute(db);
-        await sql`CREATE TABLE cell_keys (
-          project_pk BIGINT NOT NULL,
-          col_no INT NOT NULL,
-          seq BIGINT NOT NULL,
-          status VARCHAR(24) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
-          is_empty TINYINT NOT NULL,
-          num_missing TINYINT NOT NULL,
-          num_key DOUBLE NULL,
-          text_key VARCHAR(255) ${bin} NOT NULL,
-          text_full MEDIUMTEXT ${bin} NULL,
-          PRIMARY KEY (project_pk, col_no, seq),
-          KEY cell_keys_num (project_pk, col_no, num_missing, num_key, seq),
-          KEY cell_keys_text (project_pk, col_no, is_empty, text_key, seq)
-        ) ${tableOpts}`.execute(db);
-      } else {
-        await sql`CREATE TABLE project_rows (
-          project_pk INTEGER NOT NULL,
-          seq INTEGER NOT NULL,
-          cells TEXT NOT NULL,
-          created_at INTEGER NOT NULL,
-          updated_at INTEGER NOT NULL,
-          deleted_at INTEGER NULL,
-          PRIMARY KEY (project_pk, seq)
-        ) WITHOUT ROWID`.execute(db);
-        await sql`CREATE INDEX project_rows_live ON project_rows (project_pk, deleted_at, seq)`.execute(db);
-        await sql`CREATE TABLE cell_keys (
-          project_pk INTEGER NOT NULL,
-          col_no INTEGER NOT NULL,
-          seq INTEGER NOT NULL,
-          status TEXT NOT NULL,
-          is_empty INTEGER NOT NULL,
-          num_missing INTEGER NOT NULL,
-          num_key REAL NULL,
-          text_key TEXT NOT NULL,
-          text_full TEXT NULL,
-          PRIMARY KEY (project_pk, col_no, seq)
-        ) WITHOUT ROWID`.execute(db);
-        await sql`CREATE INDEX cell_keys_num ON cell_keys (project_pk, col_no, num_missing, num_key, seq)`.execute(db);
-        await sql`CREATE INDEX cell_keys_text ON cell_keys (project_pk, col_no, is_empty, text_key, seq)`.execute(db);
-      }
+      // Clustered by project: a page of one project is a contiguous range of the primary key.
+      await sql`CREATE TABLE project_rows (
+        project_pk ${t.int64} NOT NULL,
+        seq ${t.int64} NOT NULL,
+        cells ${t.longText} NOT NULL,
+        created_at ${t.int64} NOT NULL,
+        updated_at ${t.int64} NOT NULL,
+        deleted_at ${t.int64} NULL,
+        PRIMARY KEY (project_pk, seq)
+      ) ${t.clusteredTableOptions}`.execute(db);
+      await sql`CREATE INDEX project_rows_live ON project_rows (project_pk, deleted_at, seq)`.execute(db);
+      // Text keys compare byte-wise: they are stored case-folded.
+      await sql`CREATE TABLE cell_keys (
+        project_pk ${t.int64} NOT NULL,
+        col_no ${t.int32} NOT NULL,
+        seq ${t.int64} NOT NULL,
+        status ${t.asciiKey(24)} NOT NULL,
+        is_empty ${t.flag} NOT NULL,
+        num_missing ${t.flag} NOT NULL,
+        num_key ${t.float64} NULL,
+        text_key ${t.binaryKey(255)} NOT NULL,
+        text_full ${t.binaryText} NULL,
+        PRIMARY KEY (project_pk, col_no, seq)
+      ) ${t.clusteredTableOptions}`.execute(db);
+      await sql`CREATE INDEX cell_keys_num ON cell_keys (project_pk, col_no, num_missing, num_key, seq)`.execute(db);
+      await sql`CREATE INDEX cell_keys_text ON cell_keys (project_pk, col_no, is_empty, text_key, seq)`.execute(db);
 
       await db.schema
         .createTable('project_row_counts')

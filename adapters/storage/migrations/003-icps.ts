@@ -1,13 +1,13 @@
 import { type Kysely, sql } from 'kysely';
 import type { Migration } from 'kysely/migration';
-import type { SqlDialectName } from '../database.ts';
+import type { SchemaTypes } from '../dialect.ts';
 
 /**
  * ICPs (workspace-level Ideal Customer Profiles, the definition as JSON text) and the OAuth
  * identities that map a token's (issuer, subject) to a workspace for the MCP host.
  */
-export function icpsAndOAuthIdentities(dialect: SqlDialectName): Migration {
-  const tableOpts = dialect === 'mysql' ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci` : sql``;
+export function icpsAndOAuthIdentities(t: SchemaTypes): Migration {
+  const tableOpts = t.tableOptions();
   return {
     async up(db: Kysely<any>) {
       await db.schema

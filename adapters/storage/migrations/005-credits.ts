@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Migration } from 'kysely/migration';
-import type { SqlDialectName } from '../database.ts';
+import type { SchemaTypes } from '../dialect.ts';
 
 /**
  * Credits: the ledger gains what each entry belongs to and an idempotency key (a redelivered job
@@ -8,8 +8,8 @@ import type { SqlDialectName } from '../database.ts';
  * as each entry, so "balance >= cost" is one atomic conditional update. Also the stored answers of
  * idempotent POSTs, and the per-row credit cap of waterfall columns.
  */
-export function credits(dialect: SqlDialectName): Migration {
-  const opts = dialect === 'mysql' ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci` : sql``;
+export function credits(t: SchemaTypes): Migration {
+  const opts = t.tableOptions();
   return {
     async up(db: Kysely<any>) {
       for (const [name, type] of [

@@ -1,14 +1,13 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
-import type { SqlDialectName } from '../database.ts';
+import type { SchemaTypes } from '../dialect.ts';
 
 /**
  * Runs of score_icp over a project: scoring a large project is a job, and the caller follows it by
  * the run's id. The row carries the definition scored (a snapshot: editing the ICP mid-run changes
  * nothing), the tally so far and the last row scored, so a run taken over after a crash resumes.
  */
-export function icpScoreRuns(dialect: SqlDialectName): Migration {
-  const mysql = dialect === 'mysql';
+export function icpScoreRuns(t: SchemaTypes): Migration {
   return {
     async up(db: Kysely<any>) {
       await db.schema
@@ -25,11 +24,11 @@ export function icpScoreRuns(dialect: SqlDialectName): Migration {
         .addColumn('rows_done', 'bigint', (c) => c.notNull())
         .addColumn('after_seq', 'bigint', (c) => c.notNull())
         // Scored count, score sum and the best rows with their reasons (JSON).
-        .addColumn('tally', mysql ? sql`mediumtext` : 'text', (c) => c.notNull())
+        .addColumn('tally', t.mediumText, (c) => c.notNull())
         .addColumn('error', 'text')
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
-        .modifyEnd(mysql ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci` : sql``)
+        .modifyEnd(t.tableOptions())
         .execute();
     },
   };

@@ -1,6 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
-import type { SqlDialectName } from '../database.ts';
+import type { SchemaTypes } from '../dialect.ts';
 
 /**
  * Fields a tenant fills (column configs, run conditions, waterfalls, saved filters, ICP definitions)
@@ -15,21 +15,10 @@ const WIDENED: Record<string, string[]> = {
   idempotency_keys: ['response'],
 };
 
-export function widerText(dialect: SqlDialectName): Migration {
+export function widerText(t: SchemaTypes): Migration {
   return {
     async up(db: Kysely<any>) {
-      if (dialect !== 'mysql') return; // SQLite's TEXT has no such cap
-      for (const [table, columns] of Object.entries(WIDENED)) {
-        const { rows } = await sql<{ COLUMN_NAME: string; IS_NULLABLE: string }>`
-          SELECT COLUMN_NAME, IS_NULLABLE FROM information_schema.COLUMNS
-          WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ${table}`.execute(db);
-        const nullable = new Map(rows.map((r) => [r.COLUMN_NAME, r.IS_NULLABLE === 'YES']));
-        for (const column of columns) {
-          if (!nullable.has(column)) continue;
-          const modify = nullable.get(column) ? sql`MEDIUMTEXT NULL` : sql`MEDIUMTEXT NOT NULL`;
-          await sql`ALTER TABLE ${sql.table(table)} MODIFY ${sql.ref(column)} ${modify}`.execute(db);
-        }
-      }
+      await t.widenText(db, WIDENED);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Migration, MigrationProvider } from 'kysely/migration';
-import type { SqlDialectName } from '../database.ts';
+import type { SchemaTypes } from '../dialect.ts';
 import { initialSchema } from './001-initial.ts';
 import { columnsAndFilters } from './002-columns-and-filters.ts';
 import { icpsAndOAuthIdentities } from './003-icps.ts';
@@ -12,20 +12,20 @@ import { icpScoreRuns } from './009-icp-score-runs.ts';
 import { widerText } from './010-wider-text.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
-export function migrationProvider(dialect: SqlDialectName): MigrationProvider {
+export function migrationProvider(types: SchemaTypes): MigrationProvider {
   return {
     async getMigrations(): Promise<Record<string, Migration>> {
       return {
-        '001-initial': initialSchema(dialect),
+        '001-initial': initialSchema(types),
         '002-columns-and-filters': columnsAndFilters(),
-        '003-icps': icpsAndOAuthIdentities(dialect),
+        '003-icps': icpsAndOAuthIdentities(types),
         '004-builder-checkpoints': builderCheckpoints(),
-        '005-credits': credits(dialect),
-        '006-enrichment-cache': enrichmentCache(dialect),
+        '005-credits': credits(types),
+        '006-enrichment-cache': enrichmentCache(types),
         '007-row-versions': rowVersions(),
-        '008-tool-cells-in-keys': toolCellsInKeys(dialect),
-        '009-icp-score-runs': icpScoreRuns(dialect),
-        '010-wider-text': widerText(dialect),
+        '008-tool-cells-in-keys': toolCellsInKeys(types),
+        '009-icp-score-runs': icpScoreRuns(types),
+        '010-wider-text': widerText(types),
       };
     },
   };

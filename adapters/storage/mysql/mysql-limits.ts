@@ -1,0 +1,8 @@
+import type { DialectLimits } from '../dialect.ts';
+
+export const mysqlLimits: DialectLimits = {
+  // MySQL and MariaDB refuse a join of more than 61 tables.
+  maxJoinedTables: 61,
+  // Under MariaDB's in_predicate_conversion_threshold (1,000), past which an IN list turns into a scanned subquery.
+  inListSize: 800,
+};

@@ -1,0 +1,23 @@
+import type { StorageDialect } from '../dialect.ts';
+import { connectSqlite } from './sqlite-connect.ts';
+import { sqliteErrors } from './sqlite-errors.ts';
+import { sqliteHints } from './sqlite-hints.ts';
+import { sqliteLimits } from './sqlite-limits.ts';
+import { sqliteLocking } from './sqlite-locking.ts';
+import { sqliteSchema } from './sqlite-schema.ts';
+import { sqliteSequences } from './sqlite-sequences.ts';
+import { sqliteUpsert } from './sqlite-upsert.ts';
+
+/** Embedded SQLite through bun:sqlite (the default: nothing to install). */
+export const sqliteDialect: StorageDialect = {
+  name: 'sqlite',
+  schemes: ['sqlite:'],
+  connect: connectSqlite,
+  errors: sqliteErrors,
+  limits: sqliteLimits,
+  locking: sqliteLocking,
+  upsert: sqliteUpsert,
+  hints: sqliteHints,
+  sequences: sqliteSequences,
+  schema: sqliteSchema,
+};
