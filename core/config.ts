@@ -18,6 +18,8 @@ export interface Config {
   bootstrapCredits: number;
   maxBodyBytes: number;
   pluginsDir: string | undefined;
+  /** npm packages whose plugin definitions load beside the bundled ones (PLUGINS, comma-separated names or package paths). */
+  pluginPackages: string[];
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Which doors this process opens (SERVE): `all` (REST + MCP), `rest` or `mcp`. */
   serve: 'all' | 'rest' | 'mcp';
@@ -104,6 +106,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapCredits: int(env, 'BOOTSTRAP_CREDITS', 1000),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 10 * 1024 * 1024, 1),
     pluginsDir: env.PLUGINS_DIR || undefined,
+    pluginPackages: (env.PLUGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     serve: oneOf(env, 'SERVE', ['all', 'rest', 'mcp'] as const, 'all'),
     oauthIssuer: env.OAUTH_ISSUER || undefined,

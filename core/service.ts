@@ -32,7 +32,7 @@ export interface RunningService {
 /** Opens storage, loads plugins and builds the kernel (no listener). */
 export async function createKernel(config: Config): Promise<Kernel> {
   configurePlans(config.plans);
-  const plugins = await loadPlugins(config.pluginsDir);
+  const plugins = await loadPlugins(config.pluginsDir, config.pluginPackages);
   const storage = await openStorage(config.databaseUrl);
   let queue: JobQueue;
   try {

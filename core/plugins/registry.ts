@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Kind } from '@sinclair/typebox';
 import { icpScoreTool } from '../icp/icp-score-tool.ts';
+import { packageDefinitions, resolvePackage } from './plugin-packages.ts';
 import type { AnyBuilder, AnyTool } from './plugin-types.ts';
 import { registerSdkModules } from './sdk-modules.ts';
 
@@ -137,8 +138,12 @@ function pluginFolders(root: string, kind: 'builders' | 'tools'): string[] {
     .sort();
 }
 
-/** Loads the kernel's tools, the bundled plugins and those under `PLUGINS_DIR`; a bad definition stops start-up. */
-export async function loadPlugins(extraDir?: string): Promise<PluginRegistry> {
+/**
+ * Loads the kernel's tools, the bundled plugins (plugins/builders, plugins/tools), those under
+ * PLUGINS_DIR, then the definitions of each npm package named in PLUGINS. A bad definition, a
+ * package that cannot be found or an id already taken stops start-up, naming the folder or package.
+ */
+export async function loadPlugins(extraDir?: string, packages: string[] = []): Promise<PluginRegistry> {
   registerSdkModules();
   const registry = new PluginRegistry();
   for (const tool of KERNEL_TOOLS) registry.addTool(tool, 'core (kernel tool)');
@@ -152,6 +157,13 @@ export async function loadPlugins(extraDir?: string): Promise<PluginRegistry> {
     for (const folder of pluginFolders(root, 'tools')) {
       const mod = (await import(join(folder, 'index.ts'))) as Record<string, unknown>;
       registry.addTool(mod.default, folder);
+    }
+  }
+  for (const entry of packages) {
+    const mod = (await import(resolvePackage(entry))) as Record<string, unknown>;
+    for (const { kind, definition, where } of packageDefinitions(entry, mod)) {
+      if (kind === 'builder') registry.addBuilder(definition, where);
+      else registry.addTool(definition, where);
     }
   }
   return registry;
