@@ -115,6 +115,12 @@ export interface RowPageQuery {
 
 export interface RowRepo {
   /**
+   * The most rows one call should name for each of its statements to stay one index lookup; a call
+   * naming more is split into several statements. Work handed out in batches (enrichment jobs)
+   * stays at or under it.
+   */
+  readonly rowsPerStatement: number;
+  /**
    * Inserts rows atomically (all or none); returns their sequence numbers, in order. A builder page
    * passes its state so that the rows and the checkpoint commit together (no duplicate on resume).
    */

@@ -71,3 +71,19 @@ describe('storage dialects', () => {
     }
   });
 });
+
+describe('row writes', () => {
+  const rows = files('adapters/storage/rows/');
+
+  test('only rows/row-write.ts opens a row transaction or starts and ends a remembered-listing write', () => {
+    const found = rows.filter(
+      (f) => f !== 'adapters/storage/rows/row-write.ts' && code(f).some((line) => /\.transaction\(\)|\.(beginWrite|endWrite)\(/.test(line)),
+    );
+    expect(found).toEqual([]);
+  });
+
+  test('row storage files stay small: one concept each', () => {
+    const long = rows.filter((f) => code(f).length > 300);
+    expect(long).toEqual([]);
+  });
+});

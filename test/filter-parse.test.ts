@@ -1,7 +1,11 @@
 import { describe, expect, test } from 'bun:test';
 import { ServiceError } from '../core/errors.ts';
 import type { Column } from '../core/model.ts';
-import { cellKey, foldCase, isEmptyValue, numericValue, TEXT_KEY_CHARS } from '../core/rows/cell-keys.ts';
+import { mysqlDialect } from '../adapters/storage/mysql/mysql-dialect.ts';
+import { keyedFrom } from '../adapters/storage/rows/cell-key-joins.ts';
+import { cellKey, TEXT_KEY_CHARS } from '../adapters/storage/rows/cell-records.ts';
+import { sqliteDialect } from '../adapters/storage/sqlite/sqlite-dialect.ts';
+import { foldCase, isEmptyValue, numericValue } from '../core/rows/cell-values.ts';
 import { checkFilterGroups, type FilterNode, MAX_FILTER_COLUMNS, parseFilterGroups, parseSortRules } from '../core/rows/filter-parse.ts';
 
 /** Unit tests of the pure filter/sort parsing and cell-key functions (DESIGN.md §3). */
@@ -465,5 +469,22 @@ describe('cellKey', () => {
   test('keys fold like filter values, so both sides compare equal', () => {
     expect(cellKey('ΠΡΟΣΦΟΡΑ', 'default').text_key).toBe(foldCase('προσφορα'));
     expect(cellKey('Cafe\u0301', 'default').text_key).toBe('café');
+  });
+});
+
+describe('storage join limit', () => {
+  for (const dialect of [mysqlDialect, sqliteDialect]) {
+    test(`a listing reading more columns than ${dialect.name} joins is a 422, not a database error`, () => {
+      const cols = Array.from({ length: dialect.limits.maxJoinedTables + 1 }, (_, i) => i + 1);
+      expect(() => keyedFrom(dialect, 1, cols.slice(0, -1), null)).not.toThrow();
+      const r = rejection(() => keyedFrom(dialect, 1, cols, null));
+      expect(r.message).toContain(`at most ${dialect.limits.maxJoinedTables}`);
+      expect(r.paths).toEqual(['filter_groups']);
+    });
+  }
+
+  test('the API limits stay under every database join limit', () => {
+    const sortRules = 8;
+    expect(MAX_FILTER_COLUMNS + sortRules).toBeLessThanOrEqual(Math.min(mysqlDialect.limits.maxJoinedTables, sqliteDialect.limits.maxJoinedTables));
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { type ListingShape, ListingMemory } from '../adapters/storage/listing-memory.ts';
-import { SqlRowRepo } from '../adapters/storage/row-repo.ts';
+import { type ListingShape, ListingMemory } from '../adapters/storage/rows/listing-memory.ts';
+import { SqlRowRepo } from '../adapters/storage/rows/sql-row-repo.ts';
 import { openStorage, type SqlStorage } from '../adapters/storage/sql-storage.ts';
 import type { Cell, Column } from '../core/model.ts';
 import { parseFilterGroups, parseSortRules } from '../core/rows/filter-parse.ts';
@@ -8,7 +8,7 @@ import type { RowPageQuery } from '../core/storage.ts';
 import { DIALECTS, freshDatabaseUrl } from './support/databases.ts';
 
 /**
- * Remembered listings (adapters/storage/listing-memory.ts): deep pages that start from a
+ * Remembered listings (adapters/storage/rows/listing-memory.ts): deep pages that start from a
  * remembered anchor, and filtered totals that this process's own writes keep exact, must always
  * give what a repository that remembers nothing gives — after inserts, results, status moves and
  * deletes, from this process or another.

@@ -4,7 +4,7 @@ import { newId } from '../../core/ids.ts';
 import type { BuilderCheckpoint, BuilderState, Column, ExecutionLogEntry, Project, WaterfallStep } from '../../core/model.ts';
 import type { BuilderRunState, NewColumn, ProjectListQuery, ProjectRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
-import { likeEscape } from './row-filter-sql.ts';
+import { likeEscape } from './rows/row-filter-sql.ts';
 import type { ColumnTable, ProjectTable } from './tables.ts';
 
 const json = (s: string | null): unknown => (s === null ? null : JSON.parse(s));

@@ -8,7 +8,7 @@ import { SqlEnrichmentCache } from './cache-repo.ts';
 import { SqlCreditRepo } from './credit-repo.ts';
 import { SqlIdempotencyRepo } from './idempotency-repo.ts';
 import { SqlProjectRepo } from './project-repo.ts';
-import { SqlRowRepo } from './row-repo.ts';
+import { SqlRowRepo } from './rows/sql-row-repo.ts';
 import { SqlWorkspaceRepo } from './workspace-repo.ts';
 
 /** Storage over Kysely: the same repositories serve MySQL/MariaDB and SQLite. */

@@ -1,4 +1,4 @@
-import { displayText } from '../rows/cell-keys.ts';
+import { displayText } from '../rows/cell-values.ts';
 
 /** `{{Column Name}}` inside a tool column's config: the row's value of that column. */
 const TEMPLATE = /\{\{\s*([^{}]+?)\s*\}\}/g;

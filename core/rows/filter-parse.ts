@@ -1,6 +1,6 @@
 import { type FieldError, ServiceError } from '../errors.ts';
 import type { Column } from '../model.ts';
-import { foldCase, numericValue } from './cell-keys.ts';
+import { foldCase, numericValue } from './cell-values.ts';
 import { OPERATORS, type Operator } from './filter-schema.ts';
 
 /** A checked filter: columns resolved, values normalised to what storage compares. */
@@ -26,8 +26,9 @@ const RULE_KEYS = new Set(['col_id', 'operator', 'value', 'field']);
 const MAX_DEPTH = 8;
 const MAX_RULES = 100;
 /**
- * Storage joins one key table per column a listing reads: MySQL stops at 61 tables in a join and
- * SQLite at 64. 48 filter columns plus at most 8 sort columns stay under both.
+ * Bounds on the work of one listing: every column a filter or sort reads costs storage a lookup per
+ * row, so a filter reads at most 48 different columns and a sort at most 8 rules. (Storage has its
+ * own hard limit on the columns one listing may read, a 422 too; these stay under it.)
  */
 export const MAX_FILTER_COLUMNS = 48;
 const MAX_SORT_RULES = 8;

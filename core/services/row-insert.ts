@@ -7,15 +7,15 @@ import type { BuilderRunState } from '../storage.ts';
 export const ENRICH_JOB = 'enrich.batch';
 
 /**
- * Rows per enrichment job: two of the tool's batches, between 50 and 800 (below MariaDB's IN-list
- * conversion threshold, so each of the job's statements stays an index lookup). Fast tools (large
- * batches) get large jobs, so the per-job database work is spread over many cells; slow tools get
- * small ones, so several workers share a column.
+ * Rows per enrichment job: two of the tool's batches, at least 50 and at most what storage reads
+ * or writes in one statement (`rowsPerStatement`, so each of the job's statements stays an index
+ * lookup). Fast tools (large batches) get large jobs, so the per-job database work is spread over
+ * many cells; slow tools get small ones, so several workers share a column.
  */
 export function enrichJobRows(kernel: Kernel, column: Column): number {
   const steps = column.waterfall ?? [{ tool_id: column.toolId ?? '' }];
   const batch = Math.min(...steps.map((s) => kernel.plugins.tool(s.tool_id)?.batchSize ?? 1));
-  return Math.max(50, Math.min(800, batch * 2));
+  return Math.max(50, Math.min(kernel.storage.rows.rowsPerStatement, batch * 2));
 }
 
 /** Queues enrichment of these rows for one tool column, in jobs of `enrichJobRows` rows. */

@@ -1,11 +1,11 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../adapters/storage/database.ts';
-import { filterColumns, filterSql, sortSql } from '../../adapters/storage/row-filter-sql.ts';
+import { filterColumns, filterSql, sortSql } from '../../adapters/storage/rows/row-filter-sql.ts';
 import type { FilterNode } from '../../core/rows/filter-parse.ts';
 import type { RowPageQuery } from '../../core/storage.ts';
 
 /**
- * The SQL statements `SqlRowRepo.page` runs when it remembers nothing (adapters/storage/row-listing.ts),
+ * The SQL statements `SqlRowRepo.page` runs when it remembers nothing (adapters/storage/rows/row-listing.ts),
  * rebuilt with Kysely `sql` so they can be timed bare and EXPLAINed: the page's seqs and the total,
  * then the page's rows. Bare means uncached: the filtered total is counted and OFFSET rows skipped
  * every time (the repository remembers totals and deep-page anchors while the project is unchanged).

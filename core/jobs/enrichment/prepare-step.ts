@@ -1,7 +1,7 @@
 import { renderTemplate } from '../../columns/templates.ts';
 import type { WaterfallStep } from '../../model.ts';
 import type { AnyTool } from '../../plugins/plugin-types.ts';
-import { isEmptyValue } from '../../rows/cell-keys.ts';
+import { isEmptyValue } from '../../rows/cell-values.ts';
 import type { OpenRow, ReadyRow, Settled } from './enrich-batch.ts';
 
 export interface StepPlan {

@@ -1,12 +1,13 @@
-import { type Kysely, sql } from 'kysely';
-import type { StoredRow } from '../../core/model.ts';
-import type { FilterNode, SortSpec } from '../../core/rows/filter-parse.ts';
-import type { RowPageQuery } from '../../core/storage.ts';
-import type { Database } from './database.ts';
-import { type Entry, type ListingShape, ListingMemory, type SeekKey, type WriteTicket } from './listing-memory.ts';
-import { chunks, reusableQuery } from './compiled-queries.ts';
-import { afterSql, filterColumns, filterSql, sortKeyTerms, sortSql } from './row-filter-sql.ts';
-import type { Tables } from './tables.ts';
+import { sql } from 'kysely';
+import type { StoredRow } from '../../../core/model.ts';
+import type { FilterNode, SortSpec } from '../../../core/rows/filter-parse.ts';
+import type { RowPageQuery } from '../../../core/storage.ts';
+import type { Database } from '../database.ts';
+import { keyedFrom } from './cell-key-joins.ts';
+import { type ListingShape, ListingMemory, type SeekKey } from './listing-memory.ts';
+import type { RowCounters } from './row-counters.ts';
+import { afterSql, filterColumns, sortKeyTerms, sortSql } from './row-filter-sql.ts';
+import type { RowReader } from './row-reader.ts';
 
 /** From this offset on, a page starts from the nearest remembered anchor (below it, OFFSET is cheap anyway). */
 const SEEK_FROM = 1_000;
@@ -27,21 +28,12 @@ interface Plan {
  * only through this process's own writes, which keep them exact.
  */
 export class RowListing {
-  readonly memory = new ListingMemory();
-  /** Read for every page: compiled once. */
-  private readonly counts;
-
   constructor(
     private readonly database: Database,
-    private readonly readRows: (projectPk: number, seqs: number[], toolCols: number[]) => Promise<StoredRow[]>,
-  ) {
-    this.counts = reusableQuery(database.db, ['pk'], (v) =>
-      database.db
-        .selectFrom('project_row_counts')
-        .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'), eb.fn.coalesce(eb.fn.sum<number>('v'), eb.lit(0)).as('v')])
-        .where('project_pk', '=', v('pk')),
-    );
-  }
+    private readonly memory: ListingMemory,
+    private readonly counters: RowCounters,
+    private readonly reader: RowReader,
+  ) {}
 
   private get db() {
     return this.database.db;
@@ -61,11 +53,11 @@ export class RowListing {
     if (!filter && q.offset < SEEK_FROM) {
       // Page 1 and other shallow pages: the page and the row count at once.
       const plan = { q, filter, used, filterFirst: false };
-      const [found, counts] = await Promise.all([this.seqs(plan, undefined, q.offset), this.countAndVersion(q.projectPk)]);
-      return { rows: await this.readRows(q.projectPk, found.seqs, toolCols), total: counts.rows };
+      const [found, counts] = await Promise.all([this.seqs(plan, undefined, q.offset), this.counters.countAndVersion(q.projectPk)]);
+      return { rows: await this.reader.getMany(q.projectPk, found.seqs, toolCols), total: counts.rows };
     }
     // The project's counter first: whatever is read after it is at least as new.
-    const counts = await this.countAndVersion(q.projectPk);
+    const counts = await this.counters.countAndVersion(q.projectPk);
     let total = counts.rows;
     if (filter) {
       const shape = this.totalShape(q.projectPk, filter, filterCols);
@@ -91,7 +83,7 @@ export class RowListing {
     const last = found.keys[found.keys.length - 1];
     if (found.seqs.length === q.limit && last) anchors.push([q.offset + q.limit, last]);
     if (q.offset >= SEEK_FROM || anchors.some(([o]) => o >= SEEK_FROM)) this.memory.rememberAnchors(shape, counts.version, anchors);
-    return { rows: await this.readRows(q.projectPk, found.seqs, toolCols), total };
+    return { rows: await this.reader.getMany(q.projectPk, found.seqs, toolCols), total };
   }
 
   private totalShape(projectPk: number, filter: FilterNode, filterCols: number[]): ListingShape {
@@ -113,14 +105,6 @@ export class RowListing {
     return walked > rows / 2 + total;
   }
 
-  /** The live row count and change counter of a project, in one read. */
-  async countAndVersion(projectPk: number): Promise<{ rows: number; version: number }> {
-    const [r] = await this.counts.run(this.db, { pk: projectPk });
-    return { rows: Number(r?.n ?? 0), version: Number(r?.v ?? 0) };
-  }
-
-
-
   /**
    * The page's seqs (and, for anchors, each one's sort keys): `skip` rows after `after` (or from the
    * start), then `before + limit` rows.
@@ -138,7 +122,7 @@ export class RowListing {
     } else {
       // Sort columns lead, so the first sort walks its index in order and stops at the page.
       const cols = plan.filterFirst ? [...filterColumns(plan.filter), ...q.sort.map((s) => s.colNo)] : plan.used;
-      const { from, alias, d, straight } = this.keyedFrom(q.projectPk, [...new Set(cols)], plan.filter, plan.filterFirst);
+      const { from, alias, d, straight } = keyedFrom(this.dialect, q.projectPk, [...new Set(cols)], plan.filter, plan.filterFirst);
       const seek = after ? sql`AND ${afterSql(q.sort, alias, sql.ref(`${d}.seq`), after)}` : sql``;
       const order = [...sortSql(q.sort, alias), sql`${sql.ref(`${d}.seq`)} ASC`];
       const select = [sql`${sql.ref(`${d}.seq`)} AS seq`, ...sortKeyTerms(q.sort, alias)];
@@ -149,48 +133,10 @@ export class RowListing {
     return { seqs: keys.slice(before).map((k) => k.seq), keys };
   }
 
-  /** FROM … WHERE over one `cell_keys` alias per column, the first column driving, with the filter. */
-  private keyedFrom(projectPk: number, cols: number[], filter: FilterNode | null, fixedOrder = false) {
-    const names = new Map(cols.map((no, i) => [no, `k${i}`]));
-    const alias = (no: number) => names.get(no) as string;
-    const [driver, ...joined] = cols;
-    const d = alias(driver as number);
-    const { fixedJoinOrder } = this.dialect.hints;
-    const join = fixedOrder ? fixedJoinOrder.join : sql.raw('JOIN');
-    const joins = joined.map(
-      (no) =>
-        sql`${join} cell_keys ${sql.raw(alias(no))} ON ${sql.ref(`${alias(no)}.project_pk`)} = ${sql.ref(`${d}.project_pk`)} AND ${sql.ref(`${alias(no)}.col_no`)} = ${no} AND ${sql.ref(`${alias(no)}.seq`)} = ${sql.ref(`${d}.seq`)}`,
-    );
-    const where = filter ? sql`AND ${filterSql(filter, alias)}` : sql``;
-    const from = sql`FROM cell_keys ${sql.raw(d)} ${sql.join(joins, sql` `)} WHERE ${sql.ref(`${d}.project_pk`)} = ${projectPk} AND ${sql.ref(`${d}.col_no`)} = ${driver} ${where}`;
-    const straight = fixedOrder ? fixedJoinOrder.select : sql``;
-    return { from, alias, d, straight };
-  }
-
   /** How many rows match a filter, counted over the filter's columns only. */
   private async countMatches(projectPk: number, filter: FilterNode, filterCols: number[]): Promise<number> {
-    const { from } = this.keyedFrom(projectPk, filterCols, filter);
+    const { from } = keyedFrom(this.dialect, projectPk, filterCols, filter);
     return Number((await sql<{ total: number }>`SELECT COUNT(*) AS total ${from}`.execute(this.db)).rows[0]?.total ?? 0);
-  }
-
-  /**
-   * Inside a write's transaction: adds to each total the write keeps exact the matches among
-   * `seqs`, times `sign` (-1 before changing them, +1 after). Before-counts lock the keys they read
-   * (the dialect's locked read), so they see the latest committed values, as the write itself will.
-   */
-  async measure(trx: Kysely<Tables>, ticket: WriteTicket, seqs: number[], sign: 1 | -1): Promise<void> {
-    for (const e of ticket.measured) {
-      let n = 0;
-      for (const part of chunks(seqs, this.dialect.limits.inListSize)) n += await this.matchesAmong(trx, e, part, sign === -1);
-      ListingMemory.measure(ticket, e, sign * n);
-    }
-  }
-
-  private async matchesAmong(trx: Kysely<Tables>, e: Entry, seqs: number[], lock: boolean): Promise<number> {
-    if (seqs.length === 0 || !e.filter) return 0;
-    const { from, d } = this.keyedFrom(e.projectPk, e.filterCols, e.filter);
-    const r = await sql<{ n: number }>`SELECT COUNT(*) AS n ${from} AND ${sql.ref(`${d}.seq`)} IN (${sql.join(seqs)}) ${lock ? this.dialect.locking.lockClause : sql``}`.execute(trx);
-    return Number(r.rows[0]?.n ?? 0);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Database } from './database.ts';
+import type { Database } from '../database.ts';
 
 const BLOCK = 128;
 

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
-import { TEXT_KEY_CHARS } from '../../core/rows/cell-keys.ts';
-import type { FilterNode, RuleArg, SortSpec } from '../../core/rows/filter-parse.ts';
+import type { FilterNode, RuleArg, SortSpec } from '../../../core/rows/filter-parse.ts';
+import { TEXT_KEY_CHARS } from './cell-records.ts';
 import type { SeekKey } from './listing-memory.ts';
 
 /** Escapes LIKE wildcards with `!` (a portable escape character for MySQL and SQLite). */

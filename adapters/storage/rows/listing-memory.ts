@@ -1,4 +1,4 @@
-import type { FilterNode } from '../../core/rows/filter-parse.ts';
+import type { FilterNode } from '../../../core/rows/filter-parse.ts';
 
 /**
  * What one process remembers about row listings, so repeated and deep requests stay cheap:
@@ -126,7 +126,8 @@ export class ListingMemory {
 
   /**
    * Starts an own write to a project. Remembered totals it can change, of filters on one column,
-   * are measured: the write counts its rows against them before and after (RowListing.measure).
+   * are measured: the write counts its rows against them before and after. Writes come through
+   * RowWrites.run (row-write.ts), which calls this, measure and endWrite in order.
    */
   beginWrite(projectPk: number, effect: WriteEffect): WriteTicket {
     const measured: Entry[] = [];

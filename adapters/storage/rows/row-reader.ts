@@ -1,0 +1,109 @@
+import type { Kysely } from 'kysely';
+import type { CellStatus, Cell, StoredRow } from '../../../core/model.ts';
+import type { Database } from '../database.ts';
+import { chunks } from '../compiled-queries.ts';
+import type { Tables } from '../tables.ts';
+import { parseCells } from './cell-records.ts';
+
+/** Reads whole rows by seq: the row documents, with tool cells (value, error, status) from their keys. */
+export class RowReader {
+  constructor(private readonly database: Database) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  async get(projectPk: number, seq: number, toolCols: number[] = []): Promise<StoredRow | undefined> {
+    return (await this.getMany(projectPk, [seq], toolCols))[0];
+  }
+
+  async first(projectPk: number, toolCols: number[] = []): Promise<StoredRow | undefined> {
+    const r = await this.db
+      .selectFrom('project_rows')
+      .select('seq')
+      .where('project_pk', '=', projectPk)
+      .where('deleted_at', 'is', null)
+      .orderBy('seq')
+      .limit(1)
+      .executeTakeFirst();
+    return r ? this.get(projectPk, Number(r.seq), toolCols) : undefined;
+  }
+
+  /**
+   * Live rows by seq, in the order asked, with tool cell statuses filled in from the keys. With tool
+   * columns, both tables are read as one snapshot (the dialect's), so a cell never shows a new
+   * status beside its old value while a batch of results is being written.
+   */
+  async getMany(projectPk: number, seqs: number[], toolCols: number[] = []): Promise<StoredRow[]> {
+    if (seqs.length === 0) return [];
+    const { dialect } = this.database;
+    if (seqs.length > dialect.limits.inListSize) {
+      const parts = await Promise.all(chunks(seqs, dialect.limits.inListSize).map((part) => this.getMany(projectPk, part, toolCols)));
+      return parts.flat();
+    }
+    if (toolCols.length) return dialect.locking.snapshot(this.db, (db) => this.readRows(db, projectPk, seqs, toolCols));
+    return this.readRows(this.db, projectPk, seqs, toolCols);
+  }
+
+  private async readRows(db: Kysely<Tables>, projectPk: number, seqs: number[], toolCols: number[]): Promise<StoredRow[]> {
+    const [rows, statuses] = await Promise.all([
+      db
+        .selectFrom('project_rows')
+        .select(['seq', 'cells'])
+        .where('project_pk', '=', projectPk)
+        .where('seq', 'in', seqs)
+        .where('deleted_at', 'is', null)
+        .execute(),
+      toolCols.length
+        ? db
+            .selectFrom('cell_keys')
+            .select(['seq', 'col_no', 'status', 'cell'])
+            .where('project_pk', '=', projectPk)
+            .where('col_no', 'in', toolCols)
+            .where('seq', 'in', seqs)
+            .execute()
+        : Promise.resolve([]),
+    ]);
+    const bySeq = new Map(rows.map((r) => [Number(r.seq), parseCells(r.cells)]));
+    for (const s of statuses) {
+      const cells = bySeq.get(Number(s.seq));
+      if (!cells) continue;
+      const no = String(s.col_no);
+      // A tool cell's value and error live with its key (migration 008).
+      const stored = s.cell ? (JSON.parse(s.cell) as Cell) : (cells[no] ?? { v: null });
+      cells[no] = { ...stored, s: s.status as CellStatus };
+    }
+    return seqs.flatMap((seq) => {
+      const cells = bySeq.get(seq);
+      return cells === undefined ? [] : [{ seq, cells }];
+    });
+  }
+
+  /** Up to `limit` live rows after `afterSeq`, in insertion order. */
+  async pageAfter(projectPk: number, afterSeq: number, limit: number, toolCols: number[] = []): Promise<StoredRow[]> {
+    // The live-rows index (project_pk, deleted_at, seq) gives the seqs; only those rows are read.
+    const seqs = await this.db
+      .selectFrom('project_rows')
+      .select('seq')
+      .where('project_pk', '=', projectPk)
+      .where('deleted_at', 'is', null)
+      .where('seq', '>', afterSeq)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    return this.getMany(projectPk, seqs.map((r) => Number(r.seq)), toolCols);
+  }
+
+  /** Tool columns of live projects that hold `queued` or `running` cells. */
+  async unfinishedColumns(): Promise<{ projectPk: number; colNo: number }[]> {
+    const rows = await this.db
+      .selectFrom('cell_keys')
+      .innerJoin('projects', 'projects.pk', 'cell_keys.project_pk')
+      .select(['cell_keys.project_pk', 'cell_keys.col_no'])
+      .distinct()
+      .where('cell_keys.status', 'in', ['queued', 'running'])
+      .where('projects.deleted_at', 'is', null)
+      .execute();
+    return rows.map((r) => ({ projectPk: Number(r.project_pk), colNo: Number(r.col_no) }));
+  }
+}

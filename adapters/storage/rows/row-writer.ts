@@ -1,0 +1,150 @@
+import type { Cell, CellStatus, Column } from '../../../core/model.ts';
+import type { BuilderRunState } from '../../../core/storage.ts';
+import type { Database } from '../database.ts';
+import { chunks, insertMany } from '../compiled-queries.ts';
+import { builderStateValues } from '../project-repo.ts';
+import type { CellKeyTable } from '../tables.ts';
+import { cellKey, storedCell } from './cell-records.ts';
+import { COALESCE_MAX_ROWS, InsertLanes } from './insert-lanes.ts';
+import { changed, type RowWrites, unchanged } from './row-write.ts';
+import { SeqAllocator } from './seq-allocator.ts';
+
+/** Rows per multi-row statement; cell keys are chunked to stay under both dialects' parameter limits. */
+const ROW_CHUNK = 500;
+const KEY_CHUNK = 2_000;
+const ROW_FIELDS = ['project_pk', 'seq', 'cells', 'created_at', 'updated_at', 'deleted_at'] as const;
+const KEY_FIELDS = ['project_pk', 'col_no', 'seq', 'status', 'is_empty', 'num_missing', 'num_key', 'text_key', 'text_full'] as const;
+/** What a tool result rewrites in its cell key record. */
+const RESULT_FIELDS = ['status', 'is_empty', 'num_missing', 'num_key', 'text_key', 'text_full', 'cell'] as const;
+
+/** Every change to rows: inserts, deletes, tool results, status moves; each one a RowWrites.run. */
+export class RowWriter {
+  private readonly seqs: SeqAllocator;
+  private readonly lanes = new InsertLanes();
+
+  constructor(
+    private readonly database: Database,
+    private readonly writes: RowWrites,
+  ) {
+    this.seqs = new SeqAllocator(database);
+  }
+
+  private get inList() {
+    return this.database.dialect.limits.inListSize;
+  }
+
+  /** Small inserts are written together with others into the same project (InsertLanes). */
+  insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[], builderState?: BuilderRunState): Promise<number[]> {
+    if (builderState || rows.length === 0 || rows.length > COALESCE_MAX_ROWS) return this.insertNow(projectPk, columns, rows, builderState);
+    const key = `${projectPk}:${columns.map((c) => `${c.no}${c.type}`).join(',')}`;
+    return this.lanes.insert(key, rows, (batch) => this.insertNow(projectPk, columns, batch));
+  }
+
+  private async insertNow(projectPk: number, columns: Column[], rows: Record<number, Cell>[], builderState?: BuilderRunState): Promise<number[]> {
+    if (rows.length === 0) {
+      if (builderState) await this.database.db.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
+      return [];
+    }
+    const first = await this.seqs.take(rows.length);
+    const now = Date.now();
+    const seqs = rows.map((_, i) => first + i);
+    const rowValues = rows.map((cells, i) => {
+      const stored: Record<number, Cell> = {};
+      for (const [no, cell] of Object.entries(cells)) if (cell.v !== null || cell.e) stored[Number(no)] = storedCell(cell);
+      return { project_pk: projectPk, seq: seqs[i] as number, cells: JSON.stringify(stored), created_at: now, updated_at: now, deleted_at: null };
+    });
+    const keyValues: CellKeyTable[] = [];
+    rows.forEach((cells, i) => {
+      for (const c of columns) {
+        const cell = cells[c.no];
+        const status: CellStatus = cell?.s ?? (c.type === 'tool' ? 'pending' : 'default');
+        keyValues.push({ project_pk: projectPk, col_no: c.no, seq: seqs[i] as number, ...cellKey(cell?.v ?? null, status) });
+      }
+    });
+    return this.writes.run(projectPk, { kind: 'insert', firstSeq: first }, async ({ trx, change }) => {
+      await change(seqs, 'add', async () => {
+        for (const part of chunks(rowValues, ROW_CHUNK)) await insertMany(trx, 'project_rows', ROW_FIELDS, part);
+        for (const part of chunks(keyValues, KEY_CHUNK)) await insertMany(trx, 'cell_keys', KEY_FIELDS, part);
+      });
+      // The rows and the builder's checkpoint commit together: no duplicate on resume.
+      if (builderState) await trx.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
+      return changed(seqs, rows.length);
+    });
+  }
+
+  async softDelete(projectPk: number, seqs: number[]): Promise<number> {
+    if (seqs.length === 0) return 0;
+    const colNos = (await this.database.db.selectFrom('project_columns').select('col_no').where('project_pk', '=', projectPk).execute()).map((c) => Number(c.col_no));
+    return this.writes.run(projectPk, { kind: 'delete' }, async ({ trx, change }) => {
+      let deleted = 0;
+      for (const part of chunks(seqs, this.inList)) {
+        const r = await trx
+          .updateTable('project_rows')
+          .set({ deleted_at: Date.now() })
+          .where('project_pk', '=', projectPk)
+          .where('seq', 'in', part)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
+        deleted += Number(r.numUpdatedRows);
+        // Keys of deleted rows go at once, so filters and counts never see them.
+        if (colNos.length) {
+          await change(part, 'remove', () =>
+            trx.deleteFrom('cell_keys').where('project_pk', '=', projectPk).where('col_no', 'in', colNos).where('seq', 'in', part).execute(),
+          );
+        }
+      }
+      return deleted ? changed(deleted, -deleted) : unchanged(deleted);
+    });
+  }
+
+  async moveStatus(projectPk: number, colNo: number, from: CellStatus[], to: CellStatus, seqs?: number[]): Promise<number[]> {
+    return this.writes.run(projectPk, { kind: 'cells', colNo, valuesToo: false }, async ({ trx, change }) => {
+      const moved: number[] = [];
+      const parts = seqs ? chunks(seqs, this.inList) : [undefined];
+      for (const part of parts) {
+        if (part && part.length === 0) continue;
+        let q = trx.selectFrom('cell_keys').select('seq').where('project_pk', '=', projectPk).where('col_no', '=', colNo).where('status', 'in', from);
+        if (part) q = q.where('seq', 'in', part);
+        const found = (await this.database.dialect.locking.lockedRead(q).execute()).map((r) => Number(r.seq));
+        await change(found, 'update', async () => {
+          for (const ids of chunks(found, this.inList)) {
+            await trx.updateTable('cell_keys').set({ status: to }).where('project_pk', '=', projectPk).where('col_no', '=', colNo).where('seq', 'in', ids).execute();
+          }
+        });
+        moved.push(...found);
+      }
+      // Status filters may match differently now: listings remembered elsewhere are stale.
+      return moved.length ? changed(moved) : unchanged(moved);
+    });
+  }
+
+  async writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[]): Promise<void> {
+    if (cells.length === 0) return;
+    const { dialect } = this.database;
+    await this.writes.run(projectPk, { kind: 'cells', colNo, valuesToo: true }, async ({ trx, change }) => {
+      for (const part of chunks(cells, this.inList)) {
+        // Rows deleted meanwhile have no key any more: lock the keys that exist, write only those.
+        const read = trx
+          .selectFrom('cell_keys')
+          .select('seq')
+          .where('project_pk', '=', projectPk)
+          .where('col_no', '=', colNo)
+          .where('seq', 'in', part.map((c) => c.seq));
+        const live = new Set((await dialect.locking.lockedRead(read).execute()).map((r) => Number(r.seq)));
+        const keyValues: CellKeyTable[] = part
+          .filter(({ seq }) => live.has(seq))
+          .map(({ seq, cell }) => ({ project_pk: projectPk, col_no: colNo, seq, ...cellKey(cell.v, cell.s ?? 'completed'), cell: JSON.stringify(storedCell(cell)) }));
+        if (keyValues.length === 0) continue;
+        const upsert = dialect.upsert(trx.insertInto('cell_keys').values(keyValues), ['project_pk', 'col_no', 'seq'], (inserted) =>
+          Object.fromEntries(RESULT_FIELDS.map((f) => [f, inserted(f)])),
+        );
+        await change(
+          keyValues.map((k) => k.seq),
+          'update',
+          () => upsert.execute(),
+        );
+      }
+      return changed(undefined); // values changed: listings remembered elsewhere are stale
+    });
+  }
+}

@@ -1,0 +1,75 @@
+import type { Cell, CellStatus, Column, StoredRow } from '../../../core/model.ts';
+import type { BuilderRunState, RowPageQuery, RowRepo } from '../../../core/storage.ts';
+import type { Database } from '../database.ts';
+import { ListingMemory } from './listing-memory.ts';
+import { RowCounters } from './row-counters.ts';
+import { RowListing } from './row-listing.ts';
+import { RowReader } from './row-reader.ts';
+import { RowWrites } from './row-write.ts';
+import { RowWriter } from './row-writer.ts';
+
+/**
+ * Row storage (docs/storage.md): reads (RowReader), pages and totals (RowListing), writes
+ * (RowWriter, each one through RowWrites.run), sharing one process-wide ListingMemory and the
+ * project counters. Nothing here but wiring.
+ */
+export class SqlRowRepo implements RowRepo {
+  readonly rowsPerStatement: number;
+  private readonly counters: RowCounters;
+  private readonly reader: RowReader;
+  private readonly listing: RowListing;
+  private readonly writer: RowWriter;
+
+  constructor(database: Database) {
+    const memory = new ListingMemory();
+    this.rowsPerStatement = database.dialect.limits.inListSize;
+    this.counters = new RowCounters(database);
+    this.reader = new RowReader(database);
+    this.listing = new RowListing(database, memory, this.counters, this.reader);
+    this.writer = new RowWriter(database, new RowWrites(database, memory, this.counters));
+  }
+
+  insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[], builderState?: BuilderRunState): Promise<number[]> {
+    return this.writer.insert(projectPk, columns, rows, builderState);
+  }
+
+  page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }> {
+    return this.listing.page(q);
+  }
+
+  get(projectPk: number, seq: number, toolCols?: number[]): Promise<StoredRow | undefined> {
+    return this.reader.get(projectPk, seq, toolCols);
+  }
+
+  first(projectPk: number, toolCols?: number[]): Promise<StoredRow | undefined> {
+    return this.reader.first(projectPk, toolCols);
+  }
+
+  counts(projectPks: number[]): Promise<Map<number, number>> {
+    return this.counters.counts(projectPks);
+  }
+
+  softDelete(projectPk: number, seqs: number[]): Promise<number> {
+    return this.writer.softDelete(projectPk, seqs);
+  }
+
+  unfinishedColumns(): Promise<{ projectPk: number; colNo: number }[]> {
+    return this.reader.unfinishedColumns();
+  }
+
+  moveStatus(projectPk: number, colNo: number, from: CellStatus[], to: CellStatus, seqs?: number[]): Promise<number[]> {
+    return this.writer.moveStatus(projectPk, colNo, from, to, seqs);
+  }
+
+  writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[]): Promise<void> {
+    return this.writer.writeCells(projectPk, colNo, cells);
+  }
+
+  getMany(projectPk: number, seqs: number[], toolCols?: number[]): Promise<StoredRow[]> {
+    return this.reader.getMany(projectPk, seqs, toolCols);
+  }
+
+  pageAfter(projectPk: number, afterSeq: number, limit: number, toolCols?: number[]): Promise<StoredRow[]> {
+    return this.reader.pageAfter(projectPk, afterSeq, limit, toolCols);
+  }
+}
