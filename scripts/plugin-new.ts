@@ -1,11 +1,12 @@
 /**
  * `bun run plugin:new <builder|tool> <id> [--dir <plugins root>]` — scaffolds a working plugin and
- * its passing test: <root>/<kind>s/<id>/index.ts and <root>/<kind>s/<id>/<id>.test.ts. The root is
- * the repo's plugins/ by default; --dir points at a PLUGINS_DIR-style folder elsewhere (it holds
- * builders/ and tools/). Prints JSON naming the files. See docs/plugins.md for the contract.
+ * its passing test: <root>/<kind>s/<id>/index.ts and <root>/<kind>s/<id>/<id>.test.ts, importing
+ * only `workflow-service/plugin-sdk` and `workflow-service/plugin-testing`. The root is the repo's
+ * plugins/ by default; --dir points at a PLUGINS_DIR-style folder elsewhere (it holds builders/
+ * and tools/). Prints JSON naming the files. See docs/plugins.md for the contract.
  */
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 const REPO = resolve(import.meta.dir, '..');
 const SLUG = /^[a-z][a-z0-9_]{1,63}$/;
@@ -16,17 +17,10 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-/** An import specifier from `fromDir` to a file of this repo ("../../../core/…"). */
-function importPath(fromDir: string, repoFile: string): string {
-  const rel = relative(fromDir, join(REPO, repoFile)).split('\\').join('/');
-  return rel.startsWith('.') ? rel : `./${rel}`;
-}
-
 const title = (id: string) => id.replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase());
 
-function toolSource(id: string, types: string): string {
-  return `import { Type } from '@sinclair/typebox';
-import { defineTool } from '${types}';
+function toolSource(id: string): string {
+  return `import { Type, defineTool } from 'workflow-service/plugin-sdk';
 
 /**
  * ${title(id)}: replace this with what the tool does. The host renders {{Column}} templates in the
@@ -50,7 +44,7 @@ export default defineTool({
   async enrich(items, ctx) {
     // A tool that calls a provider answers deterministic fake data (example.com) when
     // ctx.providerMode === 'sandbox', reads its key with requireEnv(ctx, 'X_API_KEY') and fetches
-    // through providerJson (core/plugins/provider-http.ts), which enforces the network policy.
+    // through providerJson (all from workflow-service/plugin-sdk), which enforces the network policy.
     void ctx;
     return items.map((item) => {
       const text = String(item.config.text).trim();
@@ -61,30 +55,27 @@ export default defineTool({
 `;
 }
 
-function toolTest(id: string, registry: string): string {
+function toolTest(id: string): string {
   return `import { expect, test } from 'bun:test';
-import { assertTool } from '${registry}';
+import { assertTool, runTool } from 'workflow-service/plugin-testing';
 import plugin from './index.ts';
-
-const ctx = { providerMode: 'sandbox' as const, env: () => undefined, signal: new AbortController().signal, log: () => {} };
 
 test('${id} is a valid tool definition', () => {
   expect(() => assertTool(plugin, '${id}')).not.toThrow();
 });
 
 test('${id} answers one result per row, in order', async () => {
-  const items = ['acme', ' '].map((text, i) => ({ rowId: String(i), config: { text }, row: {} }));
-  expect(await plugin.enrich(items, ctx)).toEqual([
+  // As in a column: the config's templates are filled from each row; a row without input is skipped.
+  expect(await runTool(plugin, [{ Name: 'acme' }, { Name: '' }], { text: '{{Name}}' }, { providerMode: 'sandbox' })).toEqual([
     { status: 'ok', value: 'ACME' },
-    { status: 'no_result', reason: 'empty text' },
+    { status: 'skipped', reason: 'missing input: text' },
   ]);
 });
 `;
 }
 
-function builderSource(id: string, types: string): string {
-  return `import { Type } from '@sinclair/typebox';
-import { defineBuilder } from '${types}';
+function builderSource(id: string): string {
+  return `import { Type, defineBuilder } from 'workflow-service/plugin-sdk';
 
 /**
  * ${title(id)}: replace this with how the builder finds rows. The host validates the form against
@@ -115,12 +106,10 @@ export default defineBuilder({
 `;
 }
 
-function builderTest(id: string, registry: string): string {
+function builderTest(id: string): string {
   return `import { expect, test } from 'bun:test';
-import { assertBuilder } from '${registry}';
+import { assertBuilder, runBuilder } from 'workflow-service/plugin-testing';
 import plugin from './index.ts';
-
-const ctx = { providerMode: 'sandbox' as const, env: () => undefined, signal: new AbortController().signal, log: () => {} };
 
 test('${id} is a valid builder definition', () => {
   expect(() => assertBuilder(plugin, '${id}')).not.toThrow();
@@ -128,18 +117,20 @@ test('${id} is a valid builder definition', () => {
 
 test('${id} yields one row per name', async () => {
   const form = { names: 'Acme\\n\\nGlobex' };
-  const rows = [];
-  for await (const page of plugin.run(form, ctx)) rows.push(...(Array.isArray(page) ? page : page.rows));
-  expect(rows).toEqual([{ Name: 'Acme' }, { Name: 'Globex' }]);
+  expect(await runBuilder(plugin, form, { providerMode: 'sandbox' })).toEqual([{ Name: 'Acme' }, { Name: 'Globex' }]);
   expect(plugin.target(form)).toBe(2);
 });
 `;
 }
 
-/** Whether `@sinclair/typebox` resolves from `dir` (looked up by hand: resolving could trigger Bun's auto-install). */
-function typeboxReachable(dir: string): boolean {
+/**
+ * Whether `workflow-service` resolves from `dir` as a package: inside this repo (package.json
+ * `exports` self-reference) or through a node_modules on the way up. Looked up by hand: resolving
+ * could trigger Bun's auto-install of a package of that name.
+ */
+function sdkReachable(dir: string): boolean {
   for (let d = dir; ; d = dirname(d)) {
-    if (existsSync(join(d, 'node_modules', '@sinclair', 'typebox'))) return true;
+    if (d === REPO || existsSync(join(d, 'node_modules', 'workflow-service'))) return true;
     if (dirname(d) === d) return false;
   }
 }
@@ -161,18 +152,24 @@ function main(argv: string[]): void {
   const folder = join(root, `${kind}s`, id);
   if (existsSync(folder)) fail(`${folder} already exists`);
   mkdirSync(folder, { recursive: true });
-  const types = importPath(folder, 'core/plugins/plugin-types.ts');
-  const registry = importPath(folder, 'core/plugins/registry.ts');
   const files = [join(folder, 'index.ts'), join(folder, `${id}.test.ts`)];
-  writeFileSync(files[0] as string, kind === 'tool' ? toolSource(id, types) : builderSource(id, types));
-  writeFileSync(files[1] as string, kind === 'tool' ? toolTest(id, registry) : builderTest(id, registry));
-  // A plugins folder outside the repo must still import the host's @sinclair/typebox.
+  writeFileSync(files[0] as string, kind === 'tool' ? toolSource(id) : builderSource(id));
+  writeFileSync(files[1] as string, kind === 'tool' ? toolTest(id) : builderTest(id));
+  // The service answers workflow-service/* for every plugin it loads; a plain `bun test` in a
+  // folder outside the repo finds the SDK through node_modules/workflow-service, linked here (the
+  // link resolves to this repo's own files, so plugin and host share one SDK).
   let linked: string | null = null;
-  if (!typeboxReachable(folder)) {
-    linked = join(root, 'node_modules');
-    symlinkSync(join(REPO, 'node_modules'), linked, 'dir');
+  if (!sdkReachable(folder)) {
+    const modules = join(root, 'node_modules');
+    if (existsSync(modules) && lstatSync(modules).isSymbolicLink()) {
+      console.error(`plugin:new: ${modules} is a link (made by an older plugin:new?); replace it with a folder holding a link workflow-service -> ${REPO}`);
+    } else {
+      mkdirSync(modules, { recursive: true });
+      linked = join(modules, 'workflow-service');
+      symlinkSync(REPO, linked, 'dir');
+    }
   }
-  console.log(JSON.stringify({ kind, id, files, linked_node_modules: linked, next: `bun test ${files[1]}` }, null, 2));
+  console.log(JSON.stringify({ kind, id, files, linked_sdk: linked, next: `bun test ${files[1]}` }, null, 2));
 }
 
 main(process.argv.slice(2));

@@ -1,15 +1,15 @@
 import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
-import type { AnyBuilder, AnyTool, PluginContext, ToolContext } from './plugin-types.ts';
+import type { AnyBuilder, AnyTool, PluginContext, ProviderNeeds, ToolContext } from './plugin-types.ts';
 
 /**
  * The environment a plugin may read: only the variables it declares in `provider.requiredEnv` and
- * `provider.optionalEnv`, read at call time. A plugin never sees DATABASE_URL, REDIS_URL, the
- * bootstrap key or another plugin's credentials.
+ * `provider.optionalEnv`, read from `source` (the process environment) at call time. A plugin never
+ * sees DATABASE_URL, REDIS_URL, the bootstrap key or another plugin's credentials.
  */
-export function declaredEnv(plugin: AnyBuilder | AnyTool): (name: string) => string | undefined {
+export function declaredEnv(plugin: { provider?: ProviderNeeds }, source: Record<string, string | undefined> = process.env): (name: string) => string | undefined {
   const allowed = new Set([...(plugin.provider?.requiredEnv ?? []), ...(plugin.provider?.optionalEnv ?? [])]);
-  return (name) => (allowed.has(name) ? process.env[name] : undefined);
+  return (name) => (allowed.has(name) ? source[name] : undefined);
 }
 
 /** What a builder or tool gets while it runs for a job: its declared env, the job's signal, a tagged log. */

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ProviderError } from '../../core/plugins/provider-http.ts';
 import aiPrompt from '../../plugins/tools/ai_prompt/index.ts';
 import { DIALECTS } from '../support/databases.ts';
 import { type FakeServer, fakeOpenAI, OPENAI_KEY } from '../support/fake-providers.ts';
+import { runTool } from 'workflow-service/plugin-testing';
 import { startTestService, type TestService } from '../support/test-service.ts';
-import { addColumn, cellOf, csvProject, pluginContext, runColumns, setEnv, SERVICE_START_MS } from './enrich-helpers.ts';
+import { addColumn, cellOf, csvProject, runColumns, setEnv, SERVICE_START_MS } from './enrich-helpers.ts';
 
 const SCHEMA = {
   type: 'object',
@@ -113,15 +113,14 @@ describe.each(DIALECTS)('ai_prompt on %s', (dialect) => {
 });
 
 describe('ai_prompt: how failures are classed', () => {
-  const run = (config: Record<string, unknown>) => aiPrompt.enrich([{ rowId: '1', config: { model: 'gpt-test', prompt: 'x', ...config } as never, row: {} }], pluginContext());
+  const run = (config: Record<string, unknown>, rows = 1) =>
+    runTool(aiPrompt, Array.from({ length: rows }, () => ({})), { model: 'gpt-test', prompt: 'x', ...config } as never, { providerMode: 'live' });
 
-  test('429 is a retryable ProviderError; an unknown model fails the whole batch for good', async () => {
+  test('429 is a retryable error (the job is retried); an unknown model fails the whole batch for good', async () => {
     openai.failNext('/v1/chat/completions', 429);
-    const busy = await run({}).catch((x) => x);
-    expect(busy).toBeInstanceOf(ProviderError);
-    expect([busy.status, busy.retryable]).toEqual([429, true]);
-    const missing = await run({ model: 'missing-model' }).catch((x) => x);
-    expect([missing.status, missing.retryable]).toEqual([404, false]);
+    expect(await run({})).toEqual([{ status: 'error', error: expect.stringContaining('HTTP 429'), retryable: true }]);
+    const missing = { status: 'error' as const, error: expect.stringContaining('HTTP 404'), retryable: false };
+    expect(await run({ model: 'missing-model' }, 2)).toEqual([missing, missing]);
   });
 
   test('the cache key changes with anything that changes the answer', () => {

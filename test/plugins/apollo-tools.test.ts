@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ProviderError } from '../../core/plugins/provider-http.ts';
 import companyEnrich from '../../plugins/tools/company_enrich/index.ts';
 import personEnrich from '../../plugins/tools/person_enrich/index.ts';
 import { DIALECTS } from '../support/databases.ts';
 import { APOLLO_KEY, type FakeServer, fakeApollo } from '../support/fake-providers.ts';
+import { runTool } from 'workflow-service/plugin-testing';
 import { startTestService, type TestService } from '../support/test-service.ts';
-import { addColumn, cellOf, csvProject, pluginContext, runColumns, setEnv, SERVICE_START_MS } from './enrich-helpers.ts';
+import { addColumn, cellOf, csvProject, runColumns, setEnv, SERVICE_START_MS } from './enrich-helpers.ts';
 
 const ADA = {
   id: 'p-1',
@@ -139,23 +139,17 @@ describe.each(DIALECTS)('person_enrich and company_enrich on %s', (dialect) => {
 });
 
 describe('Apollo tools: how failures are classed', () => {
-  const company = (domain: string) => companyEnrich.enrich([{ rowId: '1', config: { domain }, row: {} }], pluginContext());
+  const live = { providerMode: 'live' } as const;
+  const company = (domain: string) => runTool(companyEnrich, [{}], { domain }, live);
 
-  test('429 and 5xx throw a retryable ProviderError (the job is retried); 401 throws a permanent one', async () => {
+  test('429 and 5xx are retryable errors (the job is retried); 401 is a permanent one', async () => {
     apollo.failNext('/api/v1/organizations/enrich', 429);
     apollo.failNext('/api/v1/organizations/enrich', 503);
     for (const status of [429, 503]) {
-      const e = await company('acme.test').catch((x) => x);
-      expect(e).toBeInstanceOf(ProviderError);
-      expect([e.status, e.retryable]).toEqual([status, true]);
+      expect(await company('acme.test')).toEqual([{ status: 'error', error: expect.stringContaining(`HTTP ${status}`), retryable: true }]);
     }
-    const restore = setEnv({ APOLLO_API_KEY: 'wrong' });
-    try {
-      const e = await personEnrich.enrich([{ rowId: '1', config: { email: 'ada@acme.test' }, row: {} }], pluginContext()).catch((x) => x);
-      expect([e.status, e.retryable]).toEqual([401, false]);
-    } finally {
-      restore();
-    }
+    const wrongKey = await runTool(personEnrich, [{}], { email: 'ada@acme.test' }, { ...live, env: { ...process.env, APOLLO_API_KEY: 'wrong' } });
+    expect(wrongKey).toEqual([{ status: 'error', error: expect.stringContaining('HTTP 401'), retryable: false }]);
   });
 
   test('a 422 about one row is that row’s error, not the batch’s', async () => {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ProviderError } from '../../core/plugins/provider-http.ts';
 import emailFinder from '../../plugins/tools/email_finder/index.ts';
 import emailValidator from '../../plugins/tools/email_validator/index.ts';
 import { DIALECTS } from '../support/databases.ts';
 import { type DnsServer, startDnsServer } from '../support/dns-server.ts';
+import { runTool } from 'workflow-service/plugin-testing';
 import { startTestService, type TestService } from '../support/test-service.ts';
-import { addColumn, cellOf, csvProject, pluginContext, runColumns, setEnv, SERVICE_START_MS } from './enrich-helpers.ts';
+import { addColumn, cellOf, csvProject, runColumns, setEnv, SERVICE_START_MS } from './enrich-helpers.ts';
 
 /** The mail world of these tests, served by a local DNS responder (DNS_SERVER=127.0.0.1:<port>). */
 const ZONE = {
@@ -89,32 +89,23 @@ describe.each(DIALECTS)('email_finder and email_validator on %s', (dialect) => {
 });
 
 describe('email tools: failures of the resolver itself', () => {
-  const item = (config: Record<string, string>) => ({ rowId: '1', config: config as never, row: {} });
+  const live = { providerMode: 'live' } as const;
 
   test('a DNS server that refuses to answer fails the batch as retryable (the job is retried)', async () => {
-    const e = await emailValidator.enrich([item({ email: 'x@refused.test' })], pluginContext()).catch((x) => x);
-    expect(e).toBeInstanceOf(ProviderError);
-    expect(e.retryable).toBe(true);
-    expect(e.message).toContain('EREFUSED');
+    const failed = { status: 'error' as const, error: expect.stringContaining('EREFUSED'), retryable: true };
+    expect(await runTool(emailValidator, [{}, {}], { email: 'x@refused.test' }, live)).toEqual([failed, failed]);
   });
 
   test('a DNS_SERVER that is not an address fails with a message naming it', async () => {
-    const restore = setEnv({ DNS_SERVER: 'not an address' });
-    try {
-      const e = await emailFinder.enrich([item({ first_name: 'A', last_name: 'B', domain: 'acme.test' })], pluginContext()).catch((x) => x);
-      expect(e).toBeInstanceOf(ProviderError);
-      expect(e.retryable).toBe(false);
-      expect(e.message).toContain('DNS_SERVER');
-    } finally {
-      restore();
-    }
+    const finder = await runTool(emailFinder, [{}], { first_name: 'A', last_name: 'B', domain: 'acme.test' }, { ...live, env: { DNS_SERVER: 'not an address' } });
+    expect(finder).toEqual([{ status: 'error', error: expect.stringContaining('DNS_SERVER'), retryable: false }]);
   });
 
   test('the sandbox twins ask no DNS server', async () => {
     const before = dns.queries.length;
-    const [found] = await emailFinder.enrich([item({ first_name: 'Ada', last_name: 'Lovelace', domain: 'acme.test' })], pluginContext('sandbox'));
+    const [found] = await runTool(emailFinder, [{}], { first_name: 'Ada', last_name: 'Lovelace', domain: 'acme.test' }, { providerMode: 'sandbox' });
     expect(found).toMatchObject({ status: 'ok', value: { email: 'ada.lovelace@acme.test', mx: ['mx.sandbox.example.com'] } });
-    const [checked] = await emailValidator.enrich([item({ email: 'bob@nothing.invalid' })], pluginContext('sandbox'));
+    const [checked] = await runTool(emailValidator, [{}], { email: 'bob@nothing.invalid' }, { providerMode: 'sandbox' });
     expect(checked).toMatchObject({ status: 'ok', value: { verdict: 'invalid', checks: { mx: false } } });
     expect(dns.queries.length).toBe(before);
   });

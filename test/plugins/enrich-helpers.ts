@@ -1,6 +1,4 @@
 import { expect } from 'bun:test';
-import { loadConfig } from '../../core/config.ts';
-import { openExpressionPool } from '../../core/expressions/expression-pool.ts';
 import { type TestService, waitForBuilder } from '../support/test-service.ts';
 
 /** Time limit of a beforeAll that starts a service: the first MariaDB start can outlast bun's 5 s default. */
@@ -65,12 +63,4 @@ export function setEnv(vars: Record<string, string | undefined>): () => void {
   };
   apply(vars);
   return () => apply(old);
-}
-
-/** The sandbox a service would give tools, with the default limits (its threads never hold the test process). */
-export const testExpressions = openExpressionPool(loadConfig({}));
-
-/** A ToolContext for calling a plugin's enrich directly (unit-level checks of its results). */
-export function pluginContext(providerMode: 'live' | 'sandbox' = 'live') {
-  return { providerMode, env: (name: string) => process.env[name], signal: new AbortController().signal, log: () => {}, expressions: testExpressions };
 }

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ProviderError } from '../../core/plugins/provider-http.ts';
 import httpApi from '../../plugins/tools/http_api/index.ts';
 import { DIALECTS } from '../support/databases.ts';
 import { type FakeServer, startFakeServer } from '../support/fake-providers.ts';
+import { runTool } from 'workflow-service/plugin-testing';
 import { startTestService, type TestService } from '../support/test-service.ts';
-import { addColumn, cellOf, csvProject, pluginContext, runColumns, setEnv, SERVICE_START_MS } from './enrich-helpers.ts';
+import { addColumn, cellOf, csvProject, runColumns, setEnv, SERVICE_START_MS } from './enrich-helpers.ts';
 
 const TOKEN = 'api-token-789';
 const COMPANIES: Record<string, { name: string; employees: number }> = {
@@ -131,23 +131,23 @@ describe.each(DIALECTS)('http_api on %s', (dialect) => {
 });
 
 describe('http_api: how failures are classed', () => {
-  const call = (config: Record<string, unknown>) => httpApi.enrich([{ rowId: '1', config: config as never, row: {} }], pluginContext());
+  const call = (config: Record<string, unknown>) => runTool(httpApi, [{}], config as never, { providerMode: 'live' });
 
-  test('429 throws a retryable ProviderError, so the job is retried', async () => {
+  test('429 is a retryable error, so the job is retried', async () => {
     api.failNext('/text', 429);
-    const e = await call({ url: `${api.url}/text` }).catch((x) => x);
-    expect(e).toBeInstanceOf(ProviderError);
-    expect([e.status, e.retryable]).toEqual([429, true]);
+    expect(await call({ url: `${api.url}/text` })).toEqual([{ status: 'error', error: expect.stringContaining('HTTP 429'), retryable: true }]);
     expect(await call({ url: `${api.url}/text` })).toEqual([{ status: 'ok', value: 'plain words' }]);
   });
 
   test('a header value with a line break is that row’s permanent error, not a retried network failure', async () => {
-    expect(await call({ url: `${api.url}/text`, headers: { 'X-Tag': 'a\r\nX-Injected: 1' } })).toEqual([
+    const rows = [{ Tag: 'a\r\nX-Injected: 1' }];
+    expect(await runTool(httpApi, rows, { url: `${api.url}/text`, headers: { 'X-Tag': '{{Tag}}' } }, { providerMode: 'live' })).toEqual([
       { status: 'error', error: 'header X-Tag contains a line break, which a header value cannot hold', retryable: false },
     ]);
   });
 
   test('a URL that is not http(s) once the row is filled in is that row’s error', async () => {
-    expect(await call({ url: 'notaurl' })).toEqual([{ status: 'error', error: expect.stringContaining('not an http(s) URL'), retryable: false }]);
+    const rows = [{ Link: 'notaurl' }];
+    expect(await runTool(httpApi, rows, { url: '{{Link}}' }, { providerMode: 'live' })).toEqual([{ status: 'error', error: expect.stringContaining('not an http(s) URL'), retryable: false }]);
   });
 });

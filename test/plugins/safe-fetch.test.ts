@@ -10,7 +10,10 @@ import {
   safeFetch,
 } from '../../core/plugins/safe-fetch.ts';
 import { type FakeServer, startFakeServer } from '../support/fake-providers.ts';
-import { pluginContext, setEnv } from './enrich-helpers.ts';
+import { setEnv } from './enrich-helpers.ts';
+
+/** What a plugin hands providerJson: its context (these calls read no env). */
+const ctx = { providerMode: 'live' as const, env: () => undefined, signal: new AbortController().signal, log: () => {} };
 
 const MB = 1024 * 1024;
 
@@ -196,7 +199,7 @@ describe('providerJson over safeFetch', () => {
   });
 
   test('a key the provider echoes back never reaches the error text', async () => {
-    const e = await failure(providerJson(pluginContext(), `${server.url}/echo-key`, { headers: { 'X-Api-Key': 'super-secret-key' } }));
+    const e = await failure(providerJson(ctx, `${server.url}/echo-key`, { headers: { 'X-Api-Key': 'super-secret-key' } }));
     expect(e).toBeInstanceOf(ProviderError);
     expect(e.message).not.toContain('super-secret-key');
     expect(e.message).toContain('[redacted]');
@@ -204,14 +207,14 @@ describe('providerJson over safeFetch', () => {
   });
 
   test('429 and 5xx are retryable; Retry-After is kept', async () => {
-    const busy = await failure(providerJson(pluginContext(), `${server.url}/busy`, {}));
+    const busy = await failure(providerJson(ctx, `${server.url}/busy`, {}));
     expect([busy.status, busy.retryable, busy.retryAfterMs]).toEqual([429, true, 3000]);
-    const down = await failure(providerJson(pluginContext(), `${server.url}/down`, {}));
+    const down = await failure(providerJson(ctx, `${server.url}/down`, {}));
     expect([down.status, down.retryable]).toEqual([503, true]);
   });
 
   test('a header that cannot be sent is a permanent ProviderError, never a retried network failure', async () => {
-    const e = await failure(providerJson(pluginContext(), `${server.url}/down`, { headers: { 'X-Row': 'x\r\nX-Evil: 1' } }));
+    const e = await failure(providerJson(ctx, `${server.url}/down`, { headers: { 'X-Row': 'x\r\nX-Evil: 1' } }));
     expect(e).toBeInstanceOf(ProviderError);
     expect([e.retryable, e.status]).toEqual([false, null]);
     expect(e.message).toContain('header X-Row contains a line break');
@@ -220,7 +223,7 @@ describe('providerJson over safeFetch', () => {
   test('a refused address is a permanent ProviderError', async () => {
     const r = setEnv({ ALLOW_PRIVATE_NETWORK: '0' });
     try {
-      const e = await failure(providerJson(pluginContext(), `${server.url}/down`, {}));
+      const e = await failure(providerJson(ctx, `${server.url}/down`, {}));
       expect(e).toBeInstanceOf(ProviderError);
       expect(e.retryable).toBe(false);
       expect(e.message).toContain('refused');

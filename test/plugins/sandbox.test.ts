@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type DnsServer, startDnsServer } from '../support/dns-server.ts';
 import { type FakeServer, startFakeServer } from '../support/fake-providers.ts';
+import { runTool } from 'workflow-service/plugin-testing';
 import { startTestService, type TestService } from '../support/test-service.ts';
-import { addColumn, cellOf, csvProject, pluginContext, runColumns, setEnv, SERVICE_START_MS } from './enrich-helpers.ts';
+import { addColumn, cellOf, csvProject, runColumns, setEnv, SERVICE_START_MS } from './enrich-helpers.ts';
 
 /** Every tool column of the catalog, as a new user would add them in sandbox mode. */
 const COLUMNS: [string, string, Record<string, unknown>][] = [
@@ -72,13 +73,12 @@ describe('sandbox twins: deterministic, clearly fake, no network', () => {
   test('the same input gives the same answers', async () => {
     // Called directly: through the service a second run could be answered from the result cache.
     const row = { Name: 'Globex', Website: 'globex.test', First: 'Grace', Last: 'Hopper', Email: 'grace@globex.test' };
-    const render = (config: Record<string, unknown>) => JSON.parse(JSON.stringify(config).replace(/\{\{(\w+)\}\}/g, (_, k: string) => row[k as keyof typeof row]));
     for (const [name, toolId, config] of COLUMNS) {
       const tool = t.service.kernel.plugins.tool(toolId);
-      const items = [{ rowId: '1', config: render(config), row }];
-      const first = await tool?.enrich(items, pluginContext('sandbox'));
-      expect([name, first?.[0]?.status]).toEqual([name, 'ok']);
-      expect(await tool?.enrich(items, pluginContext('sandbox'))).toEqual(first as never);
+      if (!tool) throw new Error(`no tool ${toolId}`);
+      const first = await runTool(tool, [row], config, { providerMode: 'sandbox' });
+      expect([name, first[0]?.status]).toEqual([name, 'ok']);
+      expect(await runTool(tool, [row], config, { providerMode: 'sandbox' })).toEqual(first);
     }
   });
 });

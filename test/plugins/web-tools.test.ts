@@ -3,8 +3,9 @@ import techStack from '../../plugins/tools/tech_stack/index.ts';
 import websiteInfo from '../../plugins/tools/website_info/index.ts';
 import { DIALECTS } from '../support/databases.ts';
 import { type FakeServer, fakeSite } from '../support/fake-providers.ts';
+import { runTool } from 'workflow-service/plugin-testing';
 import { startTestService, type TestService } from '../support/test-service.ts';
-import { addColumn, cellOf, csvProject, pluginContext, runColumns, setEnv, SERVICE_START_MS } from './enrich-helpers.ts';
+import { addColumn, cellOf, csvProject, runColumns, setEnv, SERVICE_START_MS } from './enrich-helpers.ts';
 
 const HOME = `<!doctype html>
 <html lang="en-GB"><head>
@@ -132,8 +133,8 @@ describe('website tools: retryable failures', () => {
 
   test('429 and 5xx from a site are that row’s error, marked retryable; other rows go on', async () => {
     for (const tool of [websiteInfo, techStack]) {
-      const items = ['busy', 'down'].map((p, i) => ({ rowId: String(i), config: { url: `${site.url}/${p}` }, row: {} }));
-      const results = await tool.enrich(items, pluginContext());
+      const rows = ['busy', 'down'].map((page) => ({ Page: `${site.url}/${page}` }));
+      const results = await runTool(tool as typeof websiteInfo, rows, { url: '{{Page}}' }, { providerMode: 'live' });
       expect(results).toEqual([
         { status: 'error', error: expect.stringContaining('HTTP 429'), retryable: true },
         { status: 'error', error: expect.stringContaining('HTTP 503'), retryable: true },
