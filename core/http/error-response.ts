@@ -1,19 +1,16 @@
-import { isStoreUnavailable, ServiceError } from '../errors.ts';
-import { log } from '../log.ts';
+import { type Failure, failureOf, type Outcome } from '../operations/outcome.ts';
 
-/** Maps any failure to the REST error body `{"detail": ...}`; unexpected errors leak no internals. */
+/** A failure as REST answers it: its status, `{"detail": …}` and its headers (Retry-After…). */
+export function failureResponse(failure: Failure): Response {
+  return Response.json({ detail: failure.detail }, { status: failure.status, headers: failure.headers });
+}
+
+/** An outcome of the call pipeline as a REST response. */
+export function outcomeResponse(outcome: Outcome): Response {
+  return outcome.ok ? Response.json(outcome.data, { status: outcome.status }) : failureResponse(outcome.failure);
+}
+
+/** Any failure outside the pipeline (a route's own check, the app's onError), mapped as the pipeline maps it. */
 export function errorResponse(e: unknown, requestId: string): Response {
-  if (e instanceof ServiceError) {
-    return Response.json({ detail: e.detail }, { status: e.status, headers: e.headers });
-  }
-  const err = e as Error;
-  if (isStoreUnavailable(e)) {
-    log.warn('database unreachable', { request_id: requestId, error: err?.message });
-    return Response.json(
-      { detail: `The database is unreachable; nothing was changed. Retry in a few seconds (request ${requestId})` },
-      { status: 503, headers: { 'retry-after': '5' } },
-    );
-  }
-  log.error('request failed', { request_id: requestId, error: err?.message, stack: err?.stack });
-  return Response.json({ detail: `Internal error; the server log has the details under request ${requestId}` }, { status: 500 });
+  return failureResponse(failureOf(e, requestId));
 }

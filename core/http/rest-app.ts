@@ -6,38 +6,15 @@ import { ServiceError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
 import type { AnyOperation } from '../operations/operation.ts';
-import { runOperation } from '../operations/run-operation.ts';
-import { admitCall } from '../services/admission.ts';
-import { authenticateFor, hashApiKey, presentedKeyPrefix } from '../services/api-keys.ts';
+import { runCall } from '../operations/run-operation.ts';
+import { presentedKeyPrefix } from '../services/api-keys.ts';
 import { accessLog, accessRecord } from './access-log.ts';
-import { errorResponse } from './error-response.ts';
+import { errorResponse, outcomeResponse } from './error-response.ts';
 import { renderMetrics } from '../metrics/prometheus.ts';
 import { openapiOperation } from './openapi.ts';
+import { jsonQueryNames, readJson, restQuery } from './rest-input.ts';
 
 const SWAGGER_ASSETS = resolve(import.meta.dir, '../../node_modules/swagger-ui-dist');
-
-/** Reads and parses a JSON body; malformed JSON is the operation's validation failure. */
-async function readJson(request: Request, op: AnyOperation, maxBytes: number): Promise<() => unknown> {
-  const text = await request.text();
-  // A chunked body has no Content-Length to check up front.
-  if (Buffer.byteLength(text) > maxBytes) {
-    throw new ServiceError('payload_too_large', `The body is larger than ${maxBytes} bytes (MAX_BODY_BYTES)`);
-  }
-  return () => {
-    if (text.trim() === '') {
-      throw new ServiceError('validation_error', { message: 'The request body is empty; send a JSON object' }, { status: op.invalidStatus ?? 422 });
-    }
-    try {
-      return JSON.parse(text);
-    } catch (e) {
-      throw new ServiceError(
-        'validation_error',
-        { message: `The request body is not valid JSON (${(e as Error).message})` },
-        { status: op.invalidStatus ?? 422 },
-      );
-    }
-  };
-}
 
 /**
  * METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>` (401 otherwise).
@@ -99,39 +76,36 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
 
   for (const op of ops) {
     const route = routePath(basePath, op.path);
+    const jsonQuery = jsonQueryNames(op);
     app.route(
       op.method,
       route,
       async ({ request, params }) => {
         const access = accessRecord(request);
         const requestId = access?.id ?? newId();
-        try {
-          const apiKey = request.headers.get('service-api-key');
-          if (access) {
-            access.route = route;
-            access.keyPrefix = presentedKeyPrefix(apiKey); // replaced by the stored prefix once the key is found
-          }
-          const length = Number(request.headers.get('content-length') ?? 0);
-          if (length > maxBodyBytes) {
-            throw new ServiceError('payload_too_large', `The body is ${length} bytes; the limit is ${maxBodyBytes} (MAX_BODY_BYTES)`);
-          }
-          const projectId = op.project ? (params as Record<string, string>).project_id : undefined;
-          const { workspace, project } = await authenticateFor(kernel.storage.workspaces, apiKey, projectId, access);
-          await admitCall(kernel, workspace, `key:${hashApiKey(apiKey ?? '').slice(0, 16)}`);
-          const url = new URL(request.url);
-          const body = op.body ? await readJson(request, op, maxBodyBytes) : () => undefined;
-          const result = await runOperation(kernel, op, {
-            workspace,
-            params: params as Record<string, string>,
-            query: Object.fromEntries(url.searchParams),
-            body,
-            idempotencyKey: request.headers.get('idempotency-key') ?? undefined,
-            project,
-          });
-          return Response.json(result, { status: op.successStatus ?? 200 });
-        } catch (e) {
-          return errorResponse(e, requestId);
+        const apiKey = request.headers.get('service-api-key');
+        if (access) {
+          access.route = route;
+          access.keyPrefix = presentedKeyPrefix(apiKey); // replaced by the stored prefix once the key is found
         }
+        const length = Number(request.headers.get('content-length') ?? 0);
+        if (length > maxBodyBytes) {
+          return errorResponse(new ServiceError('payload_too_large', `The body is ${length} bytes; the limit is ${maxBodyBytes} (MAX_BODY_BYTES)`), requestId);
+        }
+        const pathParams = params as Record<string, string>;
+        const outcome = await runCall(kernel, {
+          op,
+          requestId,
+          access,
+          credentials: { apiKey, projectId: op.project ? pathParams.project_id : undefined },
+          input: async () => ({
+            params: pathParams,
+            query: restQuery(op, request.url, jsonQuery),
+            body: op.body ? await readJson(request, op, maxBodyBytes) : () => undefined,
+            idempotencyKey: request.headers.get('idempotency-key') ?? undefined,
+          }),
+        });
+        return outcomeResponse(outcome);
       },
       { parse: 'none', detail: openapiOperation(op) as never },
     );

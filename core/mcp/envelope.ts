@@ -1,7 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type ErrorCode, ServiceError } from '../errors.ts';
-import { log } from '../log.ts';
-import { ProviderError } from '../plugins/provider-http.ts';
+import type { ErrorCode } from '../errors.ts';
+import { type Failure, failureOf, type Outcome } from '../operations/outcome.ts';
 
 /** The MCP result envelopes of the spec: every tool answers one of these, as text and as structuredContent. */
 export interface SuccessEnvelope {
@@ -22,35 +21,35 @@ export type Envelope = SuccessEnvelope | ErrorEnvelope;
 export const success = (data: unknown): SuccessEnvelope => ({ ok: true, data });
 
 /**
- * Maps any failure to the error envelope, the MCP twin of the REST error body: a ServiceError keeps
- * its code and status; a provider failure is `http_error`; anything else is `internal_error`
- * with a request id to find in the log, and no message or stack of its own.
+ * A failure as MCP reports it: the code and status REST would answer (status_code), the detail
+ * as an object (a plain message becomes `{message}`), and the request id when the log has more.
  */
-export function errorEnvelope(e: unknown, requestId: string): ErrorEnvelope {
-  if (e instanceof ServiceError) {
-    const detail = typeof e.detail === 'string' ? { message: e.detail } : e.detail;
-    return { ok: false, error: true, code: e.code, detail, status_code: e.status };
-  }
-  if (e instanceof ProviderError) {
-    log.warn('upstream provider failed', { request_id: requestId, error: e.message, upstream_status: e.status });
-    return { ok: false, error: true, code: 'http_error', detail: { message: e.message, upstream_status: e.status, retryable: e.retryable }, status_code: 502 };
-  }
-  const err = e as Error;
-  log.error('MCP tool call failed', { request_id: requestId, error: err?.message, stack: err?.stack });
+export function failureEnvelope(failure: Failure): ErrorEnvelope {
+  const detail = typeof failure.detail === 'string' ? { message: failure.detail } : failure.detail;
   return {
     ok: false,
     error: true,
-    code: 'internal_error',
-    detail: { message: `Internal error; the server log has the details under request ${requestId}`, request_id: requestId },
-    status_code: 500,
+    code: failure.code,
+    detail: failure.requestId ? { ...detail, request_id: failure.requestId } : detail,
+    status_code: failure.status,
   };
+}
+
+/** An outcome of the call pipeline as an envelope. */
+export function outcomeEnvelope(outcome: Outcome): Envelope {
+  return outcome.ok ? success(outcome.data) : failureEnvelope(outcome.failure);
+}
+
+/** Any failure outside the pipeline (authentication of the HTTP request, the app's onError), mapped as the pipeline maps it. */
+export function errorEnvelope(e: unknown, requestId: string): ErrorEnvelope {
+  return failureEnvelope(failureOf(e, requestId));
 }
 
 /** One text content holding the envelope's JSON, the same object as structuredContent, isError on errors. */
 export function toolResult(envelope: Envelope): CallToolResult {
   return {
     content: [{ type: 'text', text: JSON.stringify(envelope) }],
-    structuredContent: envelope as unknown as Record<string, unknown>,
+    structuredContent: { ...envelope },
     ...(envelope.ok ? {} : { isError: true }),
   };
 }

@@ -1,13 +1,15 @@
 import { resolve } from 'node:path';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Elysia } from 'elysia';
-import { ServiceError } from '../errors.ts';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { isStoreUnavailable, ServiceError } from '../errors.ts';
 import { accessLog, accessRecord } from '../http/access-log.ts';
 import { presentedKeyPrefix } from '../services/api-keys.ts';
 import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
-import { errorEnvelope } from './envelope.ts';
-import { type McpAuthContext, authenticateMcp } from './mcp-auth.ts';
+import { failureOf } from '../operations/outcome.ts';
+import { errorEnvelope, failureEnvelope } from './envelope.ts';
+import { type McpAuthContext, type McpCaller, authenticateMcp } from './mcp-auth.ts';
 import { createMcpServer } from './mcp-server.ts';
 import { type McpUrls, protectedResourceMetadata } from './resource-urls.ts';
 import { statusPage } from './status-page.ts';
@@ -32,6 +34,45 @@ function unauthorizedResponse(e: ServiceError, urls: McpUrls, presented: boolean
   return Response.json(errorEnvelope(e, requestId), { status: 401, headers: { 'www-authenticate': challenge.join(', ') } });
 }
 
+/** What handleMcp read of a POST body: the parsed JSON-RPC for the transport, and the project a lone tools/call names. */
+interface RpcBody {
+  request: Request;
+  parsed?: unknown;
+  projectId?: string;
+}
+
+/**
+ * Reads a POST body once, so authentication can read the key and the project a lone tools/call
+ * names in one query (as REST reads its route's project), and the transport does not parse it
+ * again. A body the transport must refuse (too large, not JSON) is handed to it as it came.
+ */
+async function readRpcBody(ctx: McpHostContext, request: Request): Promise<RpcBody> {
+  const max = ctx.kernel.config.maxBodyBytes;
+  if (request.method !== 'POST' || Number(request.headers.get('content-length') ?? 0) > max) return { request };
+  const text = await request.text();
+  const asItCame = () => ({ request: new Request(request.url, { method: 'POST', headers: request.headers, body: text }) });
+  if (Buffer.byteLength(text) > max) return asItCame();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return asItCame();
+  }
+  return { request, parsed, projectId: projectNamed(ctx, parsed) };
+}
+
+const isToolCall = (message: unknown): boolean =>
+  typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'tools/call';
+
+/** The project_id argument of a single tools/call message whose tool reads a project. */
+function projectNamed(ctx: McpHostContext, message: unknown): string | undefined {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
+  const { method, params } = message as { method?: unknown; params?: { name?: unknown; arguments?: { project_id?: unknown } } };
+  if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
+  const projectId = params.arguments?.project_id;
+  return ctx.byName.get(params.name)?.op.project && typeof projectId === 'string' && projectId !== '' ? projectId : undefined;
+}
+
 /**
  * One MCP request, stateless: authenticate, then a fresh server + transport that live for this
  * request only. GET (a server-to-client event stream) and DELETE (end a session) have nothing to
@@ -42,15 +83,21 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
   const requestId = access?.id ?? newId();
   // The access log names the key by its public prefix only (a wfs_ key's, or the stored one once found).
   if (access) access.keyPrefix = presentedKeyPrefix(request.headers.get('service-api-key'));
-  let authInfo;
+  const body = await readRpcBody(ctx, request);
+  let authInfo: AuthInfo;
   try {
-    authInfo = await authenticateMcp(ctx.auth, request, access);
+    authInfo = await authenticateMcp(ctx.auth, request, access, body.projectId);
   } catch (e) {
     if (e instanceof ServiceError && e.code === 'unauthorized') {
       return unauthorizedResponse(e, ctx.urls, request.headers.has('service-api-key') || request.headers.has('authorization'), requestId);
     }
-    const envelope = errorEnvelope(e, requestId);
-    return Response.json(envelope, { status: envelope.status_code });
+    if (isStoreUnavailable(e) && isToolCall(body.parsed)) {
+      // The database away: the tool call still answers its envelope (unavailable, 503), as REST answers 503.
+      authInfo = { token: '', clientId: 'unchecked', scopes: [], extra: { caller: { method: 'api_key', rateKey: '', denied: e } satisfies McpCaller } };
+    } else {
+      const failure = failureOf(e, requestId);
+      return Response.json(failureEnvelope(failure), { status: failure.status, headers: failure.headers });
+    }
   }
   if (request.method !== 'POST') {
     return Response.json(
@@ -58,6 +105,8 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
       { status: 405, headers: { allow: 'POST' } },
     );
   }
+  // Tool calls name this request's id in their internal_error and unavailable answers, as the access log does.
+  authInfo.extra = { ...authInfo.extra, requestId };
   const server = createMcpServer(ctx.kernel, ctx.tools, ctx.byName);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -66,7 +115,7 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request, { authInfo });
+    return await transport.handleRequest(body.request, { authInfo, ...(body.parsed !== undefined ? { parsedBody: body.parsed } : {}) });
   } finally {
     await server.close();
   }
@@ -97,7 +146,7 @@ export function mcpApp(context: () => McpHostContext) {
     .all('/mcp/', mcp, { parse: 'none' })
     .onError(({ code, error, request }) => {
       if (code === 'NOT_FOUND') return Response.json({ status: 404, detail: 'No such route; the MCP endpoint is /mcp/' }, { status: 404 });
-      const envelope = errorEnvelope(error, accessRecord(request)?.id ?? newId());
-      return Response.json(envelope, { status: envelope.status_code });
+      const failure = failureOf(error, accessRecord(request)?.id ?? newId());
+      return Response.json(failureEnvelope(failure), { status: failure.status, headers: failure.headers });
     });
 }

@@ -4,7 +4,8 @@ import { ServiceError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Workspace } from '../model.ts';
 import { planRules } from '../plans.ts';
-import { authenticate, hashApiKey, type KeyHolder } from '../services/api-keys.ts';
+import type { Caller } from '../operations/run-operation.ts';
+import { authenticateFor, hashApiKey, type KeyHolder, rateKeyOf } from '../services/api-keys.ts';
 import { type JwtVerifier, looksLikeJwt } from './jwt-verifier.ts';
 
 /**
@@ -12,12 +13,8 @@ import { type JwtVerifier, looksLikeJwt } from './jwt-verifier.ts';
  * that may not use the API (plan without access, OAuth subject linked to no workspace) still gets
  * an MCP session, and every tool call answers `denied` as a forbidden envelope, as the spec asks.
  */
-export interface McpCaller {
+export interface McpCaller extends Caller {
   method: 'api_key' | 'oauth';
-  /** Whose request budget a call spends: the same key as REST's for an API key, so both doors share it. */
-  rateKey: string;
-  workspace?: Workspace;
-  denied?: ServiceError;
 }
 
 export interface McpAuthContext {
@@ -40,13 +37,17 @@ function allowed(workspace: Workspace, method: McpCaller['method'], rateKey: str
   };
 }
 
-/** The service-api-key path: the REST authentication, with "no API access" deferred to tool calls. */
-async function viaApiKey(ctx: McpAuthContext, key: string, who?: KeyHolder): Promise<McpCaller> {
-  const rateKey = `key:${hashApiKey(key).slice(0, 16)}`;
+/**
+ * The service-api-key path: the REST authentication, with "no API access" deferred to tool calls.
+ * `projectId` (the project a lone tools/call names) is read with the key, as REST reads its route's.
+ */
+async function viaApiKey(ctx: McpAuthContext, key: string, who?: KeyHolder, projectId?: string): Promise<McpCaller> {
   try {
-    return { method: 'api_key', rateKey, workspace: await authenticate(ctx.kernel.storage.workspaces, key, who) };
+    const found = await authenticateFor(ctx.kernel.storage.workspaces, key, projectId, who);
+    const project = projectId === undefined ? undefined : { id: projectId, project: found.project ?? null };
+    return { method: 'api_key', rateKey: found.rateKey, workspace: found.workspace, project };
   } catch (e) {
-    if (e instanceof ServiceError && e.code === 'forbidden') return { method: 'api_key', rateKey, denied: e };
+    if (e instanceof ServiceError && e.code === 'forbidden') return { method: 'api_key', rateKey: rateKeyOf(hashApiKey(key)), denied: e };
     throw e;
   }
 }
@@ -83,13 +84,13 @@ function scopesOf(payload: JWTPayload): string[] {
  * header (or an API key sent as a bearer token, for clients that only know bearer), or an OAuth
  * JWT access token. Throws `unauthorized` (→ HTTP 401) when there is no usable credential.
  */
-export async function authenticateMcp(ctx: McpAuthContext, request: Request, who?: KeyHolder): Promise<AuthInfo> {
+export async function authenticateMcp(ctx: McpAuthContext, request: Request, who?: KeyHolder, projectId?: string): Promise<AuthInfo> {
   const apiKey = request.headers.get('service-api-key')?.trim();
   const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1]?.trim();
   const resource = new URL(ctx.resource);
   if (apiKey || (bearer && !looksLikeJwt(bearer))) {
     const key = (apiKey || bearer) as string;
-    return { token: key, clientId: 'service-api-key', scopes: [], resource, extra: { caller: await viaApiKey(ctx, key, who) } };
+    return { token: key, clientId: 'service-api-key', scopes: [], resource, extra: { caller: await viaApiKey(ctx, key, who, projectId) } };
   }
   if (!bearer) {
     throw unauthorized('Missing credentials: send the service-api-key header, or an OAuth access token as "Authorization: Bearer <token>"');
@@ -102,9 +103,8 @@ export async function authenticateMcp(ctx: McpAuthContext, request: Request, who
   return { token: bearer, clientId, scopes: scopesOf(payload), expiresAt: payload.exp, resource, extra: { caller } };
 }
 
-/** The caller stored in an AuthInfo by authenticateMcp. */
+/** The caller stored in an AuthInfo by authenticateMcp (a denied one when there is none). */
 export function callerOf(authInfo: AuthInfo | undefined): McpCaller {
   const caller = authInfo?.extra?.caller as McpCaller | undefined;
-  if (!caller) throw unauthorized('Missing credentials');
-  return caller;
+  return caller ?? { method: 'api_key', rateKey: 'anonymous', denied: unauthorized('Missing credentials') };
 }

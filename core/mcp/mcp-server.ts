@@ -2,12 +2,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { type CallToolResult, CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { ServiceError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
-import { runOperation } from '../operations/run-operation.ts';
-import { admitCall } from '../services/admission.ts';
-import { errorEnvelope, success, toolResult } from './envelope.ts';
+import { runCall } from '../operations/run-operation.ts';
+import { outcomeEnvelope, toolResult } from './envelope.ts';
 import { callerOf } from './mcp-auth.ts';
 import { decodeArguments } from './tool-arguments.ts';
 import type { McpTool } from './tool-table.ts';
@@ -19,19 +17,22 @@ const INSTRUCTIONS =
   'or {"ok":false,"error":true,"code":…,"detail":{…},"status_code":N}. Arguments ending in _json are JSON text. ' +
   'Builders and paid tools spend credits (get_credits).';
 
-/** Runs one tool call as the REST door would run the same operation, and wraps the outcome in an envelope. */
+/** The request id of the HTTP request that carries a tool call (set by the MCP host beside the caller). */
+function requestIdOf(authInfo: AuthInfo | undefined): string {
+  const id = authInfo?.extra?.requestId;
+  return typeof id === 'string' ? id : newId();
+}
+
+/** Runs one tool call through the call pipeline, as REST runs the same operation, and wraps the outcome in an envelope. */
 export async function callTool(kernel: Kernel, tool: McpTool, args: Record<string, unknown> | undefined, authInfo: AuthInfo | undefined): Promise<CallToolResult> {
-  try {
-    const { denied, workspace, rateKey } = callerOf(authInfo);
-    if (!workspace) throw denied ?? new ServiceError('unauthorized', { message: 'Missing credentials' });
+  const outcome = await runCall(kernel, {
+    op: tool.op,
+    requestId: requestIdOf(authInfo),
     // Each tool call is one request against the plan's rate and monthly grant, as a REST call is.
-    await admitCall(kernel, workspace, rateKey);
-    const call = decodeArguments(tool.args, args);
-    const data = await runOperation(kernel, tool.op, { workspace, ...call });
-    return toolResult(success(data));
-  } catch (e) {
-    return toolResult(errorEnvelope(e, newId()));
-  }
+    credentials: { caller: callerOf(authInfo) },
+    input: () => decodeArguments(tool.args, args),
+  });
+  return toolResult(outcomeEnvelope(outcome));
 }
 
 /**

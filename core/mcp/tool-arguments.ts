@@ -1,5 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { ServiceError } from '../errors.ts';
+import type { CallInput } from '../operations/call-input.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 
 /** A JSON Schema as sent to MCP clients (plain data: TypeBox's symbol keys stripped). */
@@ -11,7 +12,7 @@ export interface ArgumentSpec {
   name: string;
   field: string;
   from: 'params' | 'query' | 'body' | 'idempotency';
-  /** JSON text: parsed by the MCP door (malformed → parse_error); query ones pass on as text. */
+  /** JSON text: parsed by the MCP door when the pipeline reads it (malformed → parse_error). */
   json: boolean;
 }
 
@@ -89,15 +90,6 @@ export function toolArguments(op: AnyOperation, notes: Record<string, string> = 
   return { inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false }, specs };
 }
 
-/** One tool call's input, shaped as the REST door hands it to runOperation. */
-export interface DecodedCall {
-  params: Record<string, string>;
-  query: Record<string, string>;
-  /** Parsed lazily, so another workspace's project is a not_found whatever the body holds. */
-  body: () => unknown;
-  idempotencyKey?: string;
-}
-
 function parseJson(name: string, text: string): unknown {
   try {
     return JSON.parse(text);
@@ -107,11 +99,12 @@ function parseJson(name: string, text: string): unknown {
 }
 
 /**
- * Turns tool arguments back into path, query and body. Only what the schema cannot catch later is
- * checked here: unknown argument names, missing path parameters and malformed JSON text. A JSON
+ * Turns tool arguments back into the call's path, query and body. Only what the schema cannot catch
+ * later is checked here: unknown argument names and missing path parameters. JSON text is parsed
+ * once, when the pipeline reads that part (malformed → parse_error naming the argument); a JSON
  * argument sent as a value rather than as text is taken as that value (agents do this often).
  */
-export function decodeArguments(tool: ToolArguments, args: Record<string, unknown> = {}): DecodedCall {
+export function decodeArguments(tool: ToolArguments, args: Record<string, unknown> = {}): CallInput {
   const byName = new Map(tool.specs.map((s) => [s.name, s]));
   const unknown = Object.keys(args).filter((k) => !byName.has(k));
   if (unknown.length) {
@@ -122,9 +115,10 @@ export function decodeArguments(tool: ToolArguments, args: Record<string, unknow
     });
   }
   const params: Record<string, string> = {};
-  const query: Record<string, string> = {};
+  const query: CallInput['query'] = {};
   const bodyFields: [ArgumentSpec, unknown][] = [];
   let idempotencyKey: string | undefined;
+  const decode = (spec: ArgumentSpec, v: unknown) => (spec.json && typeof v === 'string' ? parseJson(spec.name, v) : v);
   for (const spec of tool.specs) {
     const value = args[spec.name];
     if (spec.from === 'idempotency') {
@@ -140,17 +134,16 @@ export function decodeArguments(tool: ToolArguments, args: Record<string, unknow
     } else if (value === undefined || value === null) {
       if (spec.from === 'body' && value === null) bodyFields.push([spec, null]);
     } else if (spec.from === 'query') {
-      if (spec.json && typeof value === 'string') parseJson(spec.name, value);
-      query[spec.field] = typeof value === 'string' ? value : spec.json ? JSON.stringify(value) : String(value);
+      // Scalars travel as a URL would carry them (the pipeline converts "5" → 5 where the schema asks).
+      query[spec.field] = spec.json ? () => decode(spec, value) : typeof value === 'string' ? value : String(value);
     } else {
       bodyFields.push([spec, value]);
     }
   }
   const body = () => {
-    const decode = ([spec, v]: [ArgumentSpec, unknown]) => (spec.json && typeof v === 'string' ? parseJson(spec.name, v) : v);
     const whole = bodyFields.find(([spec]) => spec.field === '');
-    if (whole) return decode(whole);
-    return Object.fromEntries(bodyFields.map((f) => [f[0].field, decode(f)]));
+    if (whole) return decode(...whole);
+    return Object.fromEntries(bodyFields.map(([spec, v]) => [spec.field, decode(spec, v)]));
   };
   return { params, query, body, ...(idempotencyKey ? { idempotencyKey } : {}) };
 }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { addRow, getRow, listRows } from '../services/rows.ts';
+import { JsonQueryParam } from './json-query.ts';
 import { defineOperation } from './operation.ts';
 import { ProjectIdParams, RowSchema } from './schemas.ts';
 
@@ -37,9 +38,9 @@ export const listRowsOp = defineOperation({
   query: Type.Object({
     page: Type.Integer({ minimum: 1, default: 1 }),
     page_size: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
-    // contentMediaType marks JSON carried in a string: the MCP tool takes it as filter_groups_json / sort_rules_json.
-    filter_groups: Type.Optional(Type.String({ contentMediaType: 'application/json', description: 'JSON array of {type: "and"|"or", rules: [...]} groups.' })),
-    sort_rules: Type.Optional(Type.String({ contentMediaType: 'application/json', description: 'JSON array of {col_id, direction, sort_as_number}.' })),
+    // JSON carried in a string: URL-encoded on REST, filter_groups_json / sort_rules_json on MCP; the handler gets it parsed.
+    filter_groups: Type.Optional(JsonQueryParam({ description: 'JSON array of {type: "and"|"or", rules: [...]} groups.' })),
+    sort_rules: Type.Optional(JsonQueryParam({ description: 'JSON array of {col_id, direction, sort_as_number}.' })),
   }),
   response: Type.Object({
     rows: Type.Array(RowSchema),

@@ -1,85 +1,141 @@
-import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { ServiceError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Project, Workspace } from '../model.ts';
-import { queryValue, schemaErrors } from '../schema/validate.ts';
+import { admitCall } from '../services/admission.ts';
+import { authenticateFor, type KeyHolder } from '../services/api-keys.ts';
+import { type CallInput, checkInput } from './call-input.ts';
 import { withIdempotency } from './idempotency.ts';
 import type { AnyOperation } from './operation.ts';
-
-/** Raw input of one call, as it arrives at a door (REST today, MCP later). */
-export interface RawCall {
-  workspace: Workspace;
-  params: Record<string, string>;
-  query: Record<string, string>;
-  /** The parsed body, or a function that parses it (so a bad body on a foreign project is still a 404). */
-  body: () => unknown;
-  /** Idempotency-Key (REST header) or idempotency_key (MCP argument), honoured on POST operations. */
-  idempotencyKey?: string;
-  /** The caller's project, when the door read it with the key (`null`: no such project in the workspace). */
-  project?: Project | null;
-}
-
-function invalid(op: AnyOperation, what: string, errors: { path: string; message: string }[]): ServiceError {
-  return new ServiceError(
-    'validation_error',
-    { message: `Invalid ${what}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors },
-    { status: op.invalidStatus ?? 422 },
-  );
-}
-
-function checked<S extends TSchema>(op: AnyOperation, what: string, schema: S, value: unknown, root: string): Static<S> {
-  const errors = schemaErrors(schema, value, root);
-  if (errors.length) throw invalid(op, what, errors);
-  return value as Static<S>;
-}
-
-/** Query values arrive as text; defaults fill gaps, then the schema converts and checks them. */
-function queryInput(op: AnyOperation, schema: TObject, raw: Record<string, string>) {
-  const input: Record<string, unknown> = {};
-  for (const [key, prop] of Object.entries(schema.properties) as [string, TSchema][]) {
-    if (raw[key] !== undefined) input[key] = queryValue(prop, raw[key]);
-    else if (prop.default !== undefined) input[key] = prop.default;
-  }
-  return checked(op, 'query parameters', schema, input, '');
-}
+import { failureOf, type Outcome } from './outcome.ts';
 
 /**
- * Runs an operation with the kernel's order of checks: the caller's project first (another
- * workspace's project is a 404 whatever the input), then query, then body, then the handler.
+ * The one call pipeline of both doors (DESIGN.md §6): authenticate → admit (plan, rate) →
+ * resolve ownership → validate → run the operation → map the outcome. A door only translates its
+ * transport: REST a request into a Call and the Outcome into a response, MCP tool arguments into
+ * a Call and the Outcome into an envelope.
  */
-export async function runOperation(kernel: Kernel, op: AnyOperation, call: RawCall): Promise<unknown> {
-  if (call.idempotencyKey && op.method === 'POST') {
-    let body: unknown;
-    try {
-      body = op.body ? call.body() : undefined;
-    } catch {
-      body = null; // unparseable: the run below answers the error; the key still guards it
-    }
-    const input = { params: call.params, query: call.query, body };
-    return withIdempotency(kernel, op, call.workspace, call.idempotencyKey, input, () => runChecked(kernel, op, call));
-  }
-  return runChecked(kernel, op, call);
+
+/** An authenticated caller. */
+export interface Caller {
+  /** Whose request budget a call spends: per API key (the same for both doors) or per OAuth subject. */
+  rateKey: string;
+  workspace?: Workspace;
+  /** Why this caller may not use the API (a plan without API access, the database away…), answered on every call. */
+  denied?: unknown;
+  /** A project read together with the key (one query): used when the call names that project. */
+  project?: { id: string; project: Project | null };
 }
 
-async function runChecked(kernel: Kernel, op: AnyOperation, call: RawCall): Promise<unknown> {
+/** Who calls, as the door presents it. */
+export type Credentials =
+  /** REST: the service-api-key header, checked here together with the route's project. */
+  | { apiKey: string | null; projectId?: string }
+  /** MCP: the door authenticated the HTTP request (its 401 is an HTTP answer, before any tool call). */
+  | { caller: Caller };
+
+export interface Call {
+  op: AnyOperation;
+  credentials: Credentials;
+  /** The door's translation of its request, asked for once the caller is admitted. */
+  input: () => CallInput | Promise<CallInput>;
+  /** Named by internal_error and unavailable answers, and by the log lines about them. */
+  requestId: string;
+  /** Told the key's prefix and workspace once authentication finds them (the access log). */
+  access?: KeyHolder;
+}
+
+/** A caller allowed in: its workspace, its request budget and the project read with its key. */
+type Authenticated = Required<Pick<Caller, 'workspace' | 'rateKey'>> & Pick<Caller, 'project'>;
+
+async function authenticate(kernel: Kernel, call: Call): Promise<Authenticated> {
+  const { credentials } = call;
+  if ('caller' in credentials) {
+    const { workspace, rateKey, project, denied } = credentials.caller;
+    if (!workspace) throw denied ?? new ServiceError('unauthorized', { message: 'Missing credentials' });
+    return { workspace, rateKey, project };
+  }
+  const found = await authenticateFor(kernel.storage.workspaces, credentials.apiKey, credentials.projectId, call.access);
+  const project = credentials.projectId === undefined ? undefined : { id: credentials.projectId, project: found.project ?? null };
+  return { workspace: found.workspace, rateKey: found.rateKey, project };
+}
+
+/** The input with each part parsed at most once, however often the pipeline reads it. */
+function parsedOnce(input: CallInput): CallInput {
+  const once = (parse: () => unknown) => {
+    let outcome: { value: unknown } | { error: unknown } | undefined;
+    return () => {
+      if (!outcome) {
+        try {
+          outcome = { value: parse() };
+        } catch (error) {
+          outcome = { error };
+        }
+      }
+      if ('error' in outcome) throw outcome.error;
+      return outcome.value;
+    };
+  };
+  const query = Object.fromEntries(Object.entries(input.query).map(([k, v]) => [k, typeof v === 'function' ? once(v) : v]));
+  return { ...input, query, body: once(input.body) };
+}
+
+/** What an idempotency key guards: the request as parsed (a part that does not parse counts as null). */
+function requestOf(op: AnyOperation, input: CallInput): unknown {
+  const parsed = (read: () => unknown) => {
+    try {
+      return read();
+    } catch {
+      return null; // the run answers the error; the key still guards the request
+    }
+  };
+  const query = Object.fromEntries(Object.entries(input.query).map(([k, v]) => [k, typeof v === 'function' ? parsed(v) : v]));
+  return { params: input.params, query, body: op.body ? parsed(input.body) : undefined };
+}
+
+/** Resolve ownership: the caller's live project (read with the key when the door could), and other owned resources. */
+async function ownedProject(kernel: Kernel, op: AnyOperation, caller: Authenticated, params: Record<string, string>): Promise<Project | undefined> {
   let project: Project | undefined;
   if (op.project) {
-    const id = call.params.project_id ?? '';
-    project = call.project === undefined ? await kernel.storage.projects.get(call.workspace.id, id) : (call.project ?? undefined);
-    if (!project) throw new ServiceError('not_found', `Project ${id} not found (or not in this workspace)`);
+    const id = params.project_id ?? '';
+    const known = caller.project?.id === id ? caller.project.project : await kernel.storage.projects.get(caller.workspace.id, id);
+    if (!known) throw new ServiceError('not_found', `Project ${id} not found (or not in this workspace)`);
+    project = known;
   }
-  if (op.owned) await op.owned({ kernel, workspace: call.workspace, params: call.params });
-  const params = op.params ? checked(op, 'path parameters', op.params, call.params, '') : {};
-  const query = op.query ? queryInput(op, op.query, call.query) : {};
-  let body: unknown = undefined;
-  if (op.body) body = checked(op, 'body', op.body, call.body(), '');
+  if (op.owned) await op.owned({ kernel, workspace: caller.workspace, params });
+  return project;
+}
+
+async function execute(kernel: Kernel, op: AnyOperation, caller: Authenticated, input: CallInput): Promise<unknown> {
+  const project = await ownedProject(kernel, op, caller, input.params);
+  const { params, query, body } = checkInput(op, input);
   try {
-    return await op.handler({ kernel, workspace: call.workspace, project: project as Project, params, query, body });
+    // `project` is set whenever the operation declares `project: true`, which is when handlers read it.
+    return await op.handler({ kernel, workspace: caller.workspace, project: project as Project, params, query, body });
   } catch (e) {
     // A handler's validation failure takes the operation's spec status (400 / 403) unless it chose one.
     if (e instanceof ServiceError && e.code === 'validation_error' && e.status === 422 && op.invalidStatus) {
       throw e.withStatus(op.invalidStatus);
     }
     throw e;
+  }
+}
+
+/** Runs one call through the pipeline; never throws: every failure comes back mapped, once. */
+export async function runCall(kernel: Kernel, call: Call): Promise<Outcome> {
+  const { op } = call;
+  try {
+    const caller = await authenticate(kernel, call);
+    await admitCall(kernel, caller.workspace, caller.rateKey);
+    const input = await call.input();
+    let data: unknown;
+    if (input.idempotencyKey && op.method === 'POST') {
+      const guarded = parsedOnce(input);
+      data = await withIdempotency(kernel, op, caller.workspace, input.idempotencyKey, requestOf(op, guarded), () => execute(kernel, op, caller, guarded));
+    } else {
+      data = await execute(kernel, op, caller, input);
+    }
+    return { ok: true, status: op.successStatus ?? 200, data };
+  } catch (e) {
+    return { ok: false, failure: failureOf(e, call.requestId) };
   }
 }

@@ -44,30 +44,26 @@ export async function issueApiKey(repo: WorkspaceRepo, workspaceId: string, key?
   return { api_key: generated.key, prefix: generated.prefix };
 }
 
-/**
- * Resolves the `service-api-key` header to its workspace: 401 when missing or unknown (or revoked),
- * 403 when the workspace's plan has no API access.
- */
-export async function authenticate(repo: WorkspaceRepo, header: string | null | undefined, who?: KeyHolder): Promise<Workspace> {
-  return (await authenticateFor(repo, header, undefined, who)).workspace;
-}
-
 /** Filled by authentication once the key is known (also when its plan then refuses it), for the access log. */
 export interface KeyHolder {
   keyPrefix: string | null;
   workspaceId: string | null;
 }
 
+/** Whose request budget a key's calls spend: the same through REST and MCP. */
+export const rateKeyOf = (keyHash: string): string => `key:${keyHash.slice(0, 16)}`;
+
 /**
- * authenticate, and for a project route the caller's project of that id in the same read
- * (`project: null` when the workspace has no such live project).
+ * Resolves the `service-api-key` header to its workspace: 401 when missing or unknown (or revoked),
+ * 403 when the workspace's plan has no API access. For a project route, the caller's project of
+ * that id comes in the same read (`project: null` when the workspace has no such live project).
  */
 export async function authenticateFor(
   repo: WorkspaceRepo,
   header: string | null | undefined,
   projectId?: string,
   who?: KeyHolder,
-): Promise<{ workspace: Workspace; project?: Project | null }> {
+): Promise<{ workspace: Workspace; rateKey: string; project?: Project | null }> {
   const key = header?.trim();
   if (!key) {
     throw new ServiceError('unauthorized', 'Missing API key: send it in the service-api-key header');
@@ -87,5 +83,5 @@ export async function authenticateFor(
       `The workspace's plan "${found.workspace.plan}" has no API access; upgrade it (bun run admin plan:set --workspace ${found.workspace.id} --plan pro)`,
     );
   }
-  return { workspace: found.workspace, project: found.project };
+  return { workspace: found.workspace, rateKey: rateKeyOf(hash), project: found.project };
 }

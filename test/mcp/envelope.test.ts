@@ -1,10 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../core/errors.ts';
-import { errorEnvelope, success, toolResult } from '../../core/mcp/envelope.ts';
+import { errorEnvelope, failureEnvelope, success, toolResult } from '../../core/mcp/envelope.ts';
 import { decodeArguments, toolArguments } from '../../core/mcp/tool-arguments.ts';
 import { defineOperation } from '../../core/operations/operation.ts';
-import { ProviderError } from '../../core/plugins/provider-http.ts';
 
 describe('error envelopes', () => {
   test('a ServiceError keeps its code and status; a string detail becomes {message}', () => {
@@ -14,11 +13,9 @@ describe('error envelopes', () => {
     expect(errorEnvelope(new ServiceError('validation_error', { message: 'bad', errors: [] }, { status: 400 }), 'r1')).toMatchObject({ status_code: 400, detail: { message: 'bad', errors: [] } });
   });
 
-  // No operation calls a provider inline today (builders and tools run as jobs), so the upstream
-  // failure is exercised here, where any future synchronous provider call would surface.
-  test('an upstream provider failure is http_error (502) with the upstream status', () => {
-    const env = errorEnvelope(new ProviderError('places.example answered HTTP 502: bad gateway', 502, true), 'r2');
-    expect(env).toEqual({ ok: false, error: true, code: 'http_error', detail: { message: 'places.example answered HTTP 502: bad gateway', upstream_status: 502, retryable: true }, status_code: 502 });
+  test('a mapped failure keeps its code and status; one the log explains names its request id', () => {
+    const env = failureEnvelope({ code: 'unavailable', status: 503, detail: 'The database is unreachable', headers: { 'retry-after': '5' }, requestId: 'r2' });
+    expect(env).toEqual({ ok: false, error: true, code: 'unavailable', detail: { message: 'The database is unreachable', request_id: 'r2' }, status_code: 503 });
   });
 
   test('anything else is internal_error without its message or stack', () => {
@@ -56,11 +53,17 @@ describe('tool arguments generated from an operation', () => {
     expect((tool.inputSchema.properties as any).tags_json.description).toContain('"type":"array"');
   });
 
-  test('decoding gives the REST shapes back: text query values, a lazily parsed body', () => {
+  test('decoding gives the REST shapes back: text query values, lazily parsed JSON query values and body', () => {
     const call = decodeArguments(tool, { thing_id: 't1', page: 2, where_json: '{"a":1}', label: 'x', tags_json: '["a","b"]', meta_json: { k: 1 } });
     expect(call.params).toEqual({ thing_id: 't1' });
-    expect(call.query).toEqual({ page: '2', where: '{"a":1}' });
+    expect(call.query.page).toBe('2');
+    expect((call.query.where as () => unknown)()).toEqual({ a: 1 });
     expect(call.body()).toEqual({ label: 'x', tags: ['a', 'b'], meta: { k: 1 } });
+  });
+
+  test('malformed JSON in a query argument fails only when it is read, naming the argument', () => {
+    const call = decodeArguments(tool, { thing_id: 't1', label: 'x', where_json: '{oops' });
+    expect(() => (call.query.where as () => unknown)()).toThrow(expect.objectContaining({ code: 'parse_error', status: 400, detail: expect.objectContaining({ argument: 'where_json' }) }));
   });
 
   test('malformed JSON in a body argument fails only when the body is read', () => {

@@ -22,7 +22,8 @@ export async function startTestService(dialect: Dialect, env: Record<string, str
     JOB_BACKOFF_MS: '50',
     ...(await queueEnv(dialect)),
     ...env,
-    DATABASE_URL: await freshDatabaseUrl(dialect),
+    // A fresh database of the dialect, unless the test brings its own (a server it takes away).
+    DATABASE_URL: env.DATABASE_URL ?? (await freshDatabaseUrl(dialect)),
     PORT: '0',
   });
   const service = await startService(config);
