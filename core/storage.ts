@@ -83,9 +83,11 @@ export interface ProjectRepo {
   list(q: ProjectListQuery): Promise<{ projects: Project[]; total: number }>;
   /** Live projects of a workspace (plan quota). */
   countLive(workspaceId: string): Promise<number>;
-  columns(projectPk: number): Promise<Column[]>;
-  /** The columns of a project just read (remembered per process while its columnsVersion stands). */
-  columnsOf(project: Project): Promise<Column[]>;
+  /**
+   * A project's columns, in order. Pass the project just read to have them remembered per process
+   * while its `columnsVersion` stands; pass its pk to read them now.
+   */
+  columns(project: Project | number): Promise<Column[]>;
   /** Adds a column (422 when the name is taken); existing rows get its empty cell. */
   addColumn(projectPk: number, column: NewColumn): Promise<Column>;
   setSavedFilters(pk: number, filterGroups: unknown[]): Promise<void>;

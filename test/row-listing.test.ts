@@ -183,7 +183,7 @@ describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
 
   test("a project's columns are remembered until a column is added, by this process or another", async () => {
     const project = await storage.projects.getByPk(projectPk);
-    const before = await storage.projects.columnsOf(project!);
+    const before = await storage.projects.columns(project!);
     expect(before.map((c) => c.name)).toEqual(['Name', 'Score', 'Tag', 'Result']);
     const other = await openStorage(url, { migrate: false });
     try {
@@ -194,7 +194,7 @@ describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
     // The project as read now carries a newer columnsVersion: the new column shows at once.
     const reread = await storage.projects.get(workspaceId, project!.id);
     expect(reread!.columnsVersion).toBe(project!.columnsVersion + 1);
-    expect((await storage.projects.columnsOf(reread!)).map((c) => c.name)).toEqual(['Name', 'Score', 'Tag', 'Result', 'Added elsewhere']);
+    expect((await storage.projects.columns(reread!)).map((c) => c.name)).toEqual(['Name', 'Score', 'Tag', 'Result', 'Added elsewhere']);
     columns = await storage.projects.columns(projectPk);
   });
 

@@ -182,14 +182,16 @@ export class SqlProjectRepo implements ProjectRepo {
   }
 
   /**
-   * The columns of a project just read: from memory when they were read at the same
-   * `columnsVersion`. Columns are only ever added, and adding one advances the version, so a
-   * remembered list is exact (any future change to columns must advance it too).
+   * A project's columns, in order. Given the project as just read, from memory when they were read
+   * at the same `columnsVersion`: columns are only ever added, and adding one advances the version,
+   * so a remembered list is exact (any future change to columns must advance it too). Given its pk
+   * only, read now.
    */
-  async columnsOf(project: Project): Promise<Column[]> {
+  async columns(project: Project | number): Promise<Column[]> {
+    if (typeof project === 'number') return this.readColumns(project);
     const known = this.columnCache.get(project.pk);
     if (known && known.version === project.columnsVersion) return [...known.columns];
-    const columns = await this.columns(project.pk);
+    const columns = await this.readColumns(project.pk);
     // Read after the project: a column added meanwhile shows up here, and then under a newer version too.
     const version = columns.reduce((m, c) => Math.max(m, c.no), 0) + 1 === project.columnsVersion ? project.columnsVersion : -1;
     this.columnCache.delete(project.pk);
@@ -198,7 +200,7 @@ export class SqlProjectRepo implements ProjectRepo {
     return columns;
   }
 
-  async columns(projectPk: number): Promise<Column[]> {
+  private async readColumns(projectPk: number): Promise<Column[]> {
     const rows = await this.db
       .selectFrom('project_columns')
       .selectAll()

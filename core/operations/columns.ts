@@ -21,7 +21,7 @@ export const listColumns = defineOperation({
   params: ProjectIdParams,
   project: true,
   response: Type.Array(ColumnSchema),
-  handler: async ({ kernel, project }) => (await kernel.storage.projects.columnsOf(project)).map(columnView),
+  handler: async ({ kernel, project }) => (await kernel.storage.projects.columns(project)).map(columnView),
 });
 
 export const createColumnOp = defineOperation({

@@ -31,7 +31,7 @@ export const setFilters = defineOperation({
   body: Type.Object({ filter_groups: Type.Array(Type.Unknown()) }, { additionalProperties: false }),
   response: FiltersBody,
   handler: async ({ kernel, project, body }) => {
-    checkFilterGroups(body.filter_groups, await kernel.storage.projects.columnsOf(project));
+    checkFilterGroups(body.filter_groups, await kernel.storage.projects.columns(project));
     await kernel.storage.projects.setSavedFilters(project.pk, body.filter_groups);
     return { filter_groups: body.filter_groups as never };
   },

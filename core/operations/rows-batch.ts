@@ -36,7 +36,7 @@ export const addRowsOp = defineOperation({
     403: 'An item misses input columns (detail.missing_columns), names unknown/tool columns, or holds a value over MAX_CELL_BYTES or a row over MAX_ROW_BYTES (detail.message, detail.column); detail.row_index says which; or the rows would pass the plan’s rows per project (detail.code quota_exceeded).',
   },
   handler: async ({ kernel, workspace, project, body }) => {
-    const columns = await kernel.storage.projects.columnsOf(project);
+    const columns = await kernel.storage.projects.columns(project);
     // Check every item before writing anything, so a bad item leaves the project untouched.
     const cells = body.rows.map((company, i) => {
       try {

@@ -39,7 +39,7 @@ export function cellsFromCompany(columns: Column[], company: Record<string, unkn
 export const toolColumnNos = (columns: Column[]): number[] => columns.filter((c) => c.type === 'tool').map((c) => c.no);
 
 export async function addRow(kernel: Kernel, workspace: Workspace, project: Project, company: Record<string, unknown>) {
-  const [columns] = await Promise.all([kernel.storage.projects.columnsOf(project), checkRowQuota(kernel, workspace, project.pk, 1)]);
+  const [columns] = await Promise.all([kernel.storage.projects.columns(project), checkRowQuota(kernel, workspace, project.pk, 1)]);
   const cells = cellsFromCompany(columns, company);
   const [seq] = await insertRows(kernel, project.pk, columns, [cells]);
   return { row_id: String(seq), message: 'Row created', error_detail: null };
@@ -51,7 +51,7 @@ export async function listRows(
   project: Project,
   q: { page: number; page_size: number; filter_groups?: unknown; sort_rules?: unknown },
 ) {
-  const columns = await kernel.storage.projects.columnsOf(project);
+  const columns = await kernel.storage.projects.columns(project);
   const filter = q.filter_groups === undefined ? null : checkFilterGroups(q.filter_groups, columns);
   // filter-parse checks sort rules from JSON text only; they are a few small objects, so writing them out costs next to nothing.
   const sort = q.sort_rules === undefined ? [] : parseSortRules(JSON.stringify(q.sort_rules), columns);
@@ -99,7 +99,7 @@ function checkPageSize(kernel: Kernel, columns: Column[], rows: StoredRow[]): vo
 export async function getRow(kernel: Kernel, project: Project, rowId: string) {
   const notFound = new ServiceError('not_found', `Row ${rowId} not found in this project`);
   if (!/^[1-9]\d{0,15}$/.test(rowId)) throw notFound;
-  const columns = await kernel.storage.projects.columnsOf(project);
+  const columns = await kernel.storage.projects.columns(project);
   const row = await kernel.storage.rows.get(project.pk, Number(rowId), toolColumnNos(columns));
   if (!row) throw notFound;
   return rowView(project.id, columns, row);
