@@ -1,15 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { columnView, createColumn, runColumns } from '../services/columns.ts';
 import { defineOperation } from './operation.ts';
-import { ColumnSchema, ProjectIdParams } from './schemas.ts';
-
-const WaterfallStepSchema = Type.Object(
-  {
-    tool_id: Type.String({ description: 'A tool id (GET /tools).' }),
-    config: Type.Record(Type.String(), Type.Unknown(), { description: 'The tool config; {{Column Name}} inserts a row value.' }),
-  },
-  { additionalProperties: false },
-);
+import { ColumnSchema, ProjectIdParams, WaterfallStepSchema } from './schemas.ts';
 
 export const listColumns = defineOperation({
   name: 'list_columns',

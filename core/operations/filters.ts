@@ -1,10 +1,21 @@
 import { Type } from '@sinclair/typebox';
 import { checkFilterGroups } from '../rows/filter-parse.ts';
-import { FilterGroups } from '../rows/filter-schema.ts';
+import { FilterGroups, type FilterGroupsInput } from '../rows/filter-schema.ts';
+import { fits } from '../schema/validate.ts';
 import { defineOperation } from './operation.ts';
 import { ProjectIdParams } from './schemas.ts';
 
 const FiltersBody = Type.Object({ filter_groups: FilterGroups }, { additionalProperties: false });
+
+/**
+ * Filters as saved: checked by checkFilterGroups on the way in (it accepts only what FilterGroups
+ * describes, with sharper messages), kept by storage as plain JSON. The compiled check narrows
+ * them back to their type; one that does not fit would be a bug, not a client mistake.
+ */
+function filterGroups(groups: unknown[]): FilterGroupsInput {
+  if (fits(FilterGroups, groups)) return groups;
+  throw new Error('saved filter_groups do not fit the FilterGroups schema');
+}
 
 export const getFilters = defineOperation({
   name: 'get_filters',
@@ -16,7 +27,7 @@ export const getFilters = defineOperation({
   params: ProjectIdParams,
   project: true,
   response: FiltersBody,
-  handler: async ({ project }) => ({ filter_groups: project.savedFilters as never }),
+  handler: async ({ project }) => ({ filter_groups: filterGroups(project.savedFilters) }),
 });
 
 export const setFilters = defineOperation({
@@ -32,7 +43,8 @@ export const setFilters = defineOperation({
   response: FiltersBody,
   handler: async ({ kernel, project, body }) => {
     checkFilterGroups(body.filter_groups, await kernel.storage.projects.columns(project));
-    await kernel.storage.projects.setSavedFilters(project.pk, body.filter_groups);
-    return { filter_groups: body.filter_groups as never };
+    const saved = filterGroups(body.filter_groups);
+    await kernel.storage.projects.setSavedFilters(project.pk, saved);
+    return { filter_groups: saved };
   },
 });

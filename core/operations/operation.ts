@@ -19,7 +19,7 @@ export interface OperationContext<P, Q, B> {
  * One public action of the service, defined once. The REST route, its OpenAPI entry and (later)
  * the MCP tool are generated from this record, so they cannot drift apart.
  */
-export interface Operation<P extends TObject = TObject, Q extends TObject = TObject, B extends TSchema = TSchema> {
+export interface Operation<P extends TObject = TObject, Q extends TObject = TObject, B extends TSchema = TSchema, R extends TSchema = TSchema> {
   /** Snake-case name; also the MCP tool name. */
   name: string;
   summary: string;
@@ -43,15 +43,15 @@ export interface Operation<P extends TObject = TObject, Q extends TObject = TObj
   /** HTTP status for invalid input when the spec names one (400 on POST /projects, 403 on POST rows). */
   invalidStatus?: number;
   successStatus?: number;
-  response: TSchema;
+  response: R;
   /** Extra documented error statuses: status → description. */
   errors?: Record<number, string>;
-  handler(ctx: OperationContext<Static<P>, Static<Q>, Static<B>>): Promise<unknown>;
+  handler(ctx: OperationContext<Static<P>, Static<Q>, Static<B>>): Promise<Static<R>>;
 }
 
-export type AnyOperation = Operation<TObject, TObject, TSchema>;
+export type AnyOperation = Operation<TObject, TObject, TSchema, TSchema>;
 
 /** Identity function that gives an operation definition its types. */
-export function defineOperation<P extends TObject, Q extends TObject, B extends TSchema>(op: Operation<P, Q, B>): AnyOperation {
-  return op as unknown as AnyOperation;
+export function defineOperation<P extends TObject, Q extends TObject, B extends TSchema, R extends TSchema>(op: Operation<P, Q, B, R>): Operation<P, Q, B, R> {
+  return op;
 }

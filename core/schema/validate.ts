@@ -1,4 +1,4 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { FieldError } from '../errors.ts';
 
@@ -11,6 +11,11 @@ function checker(schema: TSchema): TypeCheck<TSchema> {
     compiled.set(schema, c);
   }
   return c;
+}
+
+/** Whether `value` fits `schema` (compiled once per schema): narrows an untyped value to the schema's type. */
+export function fits<S extends TSchema>(schema: S, value: unknown): value is Static<S> {
+  return checker(schema).Check(value);
 }
 
 /** "/filters/revenue_range/min" → "filters.revenue_range.min"; the root is "(body)". */

@@ -1,6 +1,7 @@
 import { type FieldError, ServiceError, validationError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import type { CellStatus, Column, Project, WaterfallStep } from '../model.ts';
+import type { ColumnView } from '../operations/schemas.ts';
 import { compileCondition } from '../columns/run-condition.ts';
 import { referencedColumns } from '../columns/templates.ts';
 import { valueBytes } from '../rows/cell-limits.ts';
@@ -18,11 +19,13 @@ export interface CreateColumnInput {
 }
 
 /** A column as REST and MCP show it. */
-export function columnView(c: Column) {
-  const base = { col_id: c.id, name: c.name, required: c.type === 'input', type: c.type };
-  if (c.type === 'input') return base;
+export function columnView(c: Column): ColumnView {
+  if (c.type === 'input') return { col_id: c.id, name: c.name, required: true, type: 'input' };
   return {
-    ...base,
+    col_id: c.id,
+    name: c.name,
+    required: false,
+    type: 'tool',
     tool_id: c.toolId,
     config: c.config,
     auto_run: c.autoRun,
