@@ -41,17 +41,21 @@ interface RpcBody {
   projectId?: string;
 }
 
+/** Bodies read before authentication stay small: a tools/call naming a project, not a large add_rows. */
+const PEEK_MAX_BYTES = 65_536;
+
 /**
- * Reads a POST body once, so authentication can read the key and the project a lone tools/call
- * names in one query (as REST reads its route's project), and the transport does not parse it
- * again. A body the transport must refuse (too large, not JSON) is handed to it as it came.
+ * Reads a small POST body once, so authentication can read the key and the project a lone
+ * tools/call names in one query (as REST reads its route's project), and the transport does not
+ * parse it again. Anything else (no credentials, a large or chunked body, not JSON) goes to the
+ * transport as it came, read after authentication; the call then reads its project on its own.
  */
 async function readRpcBody(ctx: McpHostContext, request: Request): Promise<RpcBody> {
-  const max = ctx.kernel.config.maxBodyBytes;
-  if (request.method !== 'POST' || Number(request.headers.get('content-length') ?? 0) > max) return { request };
+  const length = Number(request.headers.get('content-length') ?? Number.NaN);
+  const credentials = request.headers.has('service-api-key') || request.headers.has('authorization');
+  if (request.method !== 'POST' || !credentials || !(length <= PEEK_MAX_BYTES)) return { request };
   const text = await request.text();
   const asItCame = () => ({ request: new Request(request.url, { method: 'POST', headers: request.headers, body: text }) });
-  if (Buffer.byteLength(text) > max) return asItCame();
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -15,7 +15,7 @@ import { failureOf, type Outcome } from './outcome.ts';
  * a Call and the Outcome into an envelope.
  */
 
-/** An authenticated caller. */
+/** A caller as its door authenticated it: allowed into a workspace, or denied with the reason every call answers. */
 export interface Caller {
   /** Whose request budget a call spends: per API key (the same for both doors) or per OAuth subject. */
   rateKey: string;
