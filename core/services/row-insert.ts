@@ -1,3 +1,4 @@
+import { columnSteps } from '../columns/column-steps.ts';
 import { ServiceError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Cell, Column } from '../model.ts';
@@ -13,8 +14,7 @@ export const ENRICH_JOB = 'enrich.batch';
  * many cells; slow tools get small ones, so several workers share a column.
  */
 export function enrichJobRows(kernel: Kernel, column: Column): number {
-  const steps = column.waterfall ?? [{ tool_id: column.toolId ?? '' }];
-  const batch = Math.min(...steps.map((s) => kernel.plugins.tool(s.tool_id)?.batchSize ?? 1));
+  const batch = Math.min(...columnSteps(column).map((s) => kernel.plugins.tool(s.tool_id)?.batchSize ?? 1));
   return Math.max(50, Math.min(kernel.storage.rows.rowsPerStatement, batch * 2));
 }
 
