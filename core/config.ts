@@ -1,7 +1,12 @@
 import type { QueueOptions } from './jobs/queue.ts';
 import { type PlanRules, parsePlans } from './plans.ts';
 
-/** Runtime configuration, read once from the environment (names are the contract of DESIGN.md §2). */
+/**
+ * Runtime configuration, read from the environment once at start (names are the contract of
+ * ../shared/DESIGN.md §2). Read at call time on purpose: the variables a plugin declares (ctx.env,
+ * core/plugins/plugin-context.ts), ALLOW_PRIVATE_NETWORK (safe-fetch) and LOG_LEVEL (log.ts, which
+ * must work before any configuration is read).
+ */
 export interface Config {
   host: string;
   port: number;
@@ -106,7 +111,10 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapCredits: int(env, 'BOOTSTRAP_CREDITS', 1000),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 10 * 1024 * 1024, 1),
     pluginsDir: env.PLUGINS_DIR || undefined,
-    pluginPackages: (env.PLUGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    pluginPackages: (env.PLUGINS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     serve: oneOf(env, 'SERVE', ['all', 'rest', 'mcp'] as const, 'all'),
     oauthIssuer: env.OAUTH_ISSUER || undefined,

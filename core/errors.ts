@@ -45,11 +45,7 @@ export class ServiceError extends Error {
   readonly detail: ErrorDetail;
   readonly headers: Record<string, string>;
 
-  constructor(
-    code: ErrorCode,
-    detail: ErrorDetail,
-    options: { status?: number; headers?: Record<string, string> } = {},
-  ) {
+  constructor(code: ErrorCode, detail: ErrorDetail, options: { status?: number; headers?: Record<string, string> } = {}) {
     super(typeof detail === 'string' ? detail : String(detail.message ?? code));
     this.name = 'ServiceError';
     this.code = code;
@@ -64,8 +60,7 @@ export class ServiceError extends Error {
   }
 }
 
-export const notFound = (what: string): ServiceError =>
-  new ServiceError('not_found', `${what} not found`);
+export const notFound = (what: string): ServiceError => new ServiceError('not_found', `${what} not found`);
 
 export function validationError(message: string, errors: FieldError[] = []): ServiceError {
   return new ServiceError('validation_error', errors.length ? { message, errors } : { message });

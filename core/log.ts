@@ -11,7 +11,7 @@ export function setLogLevel(level: Level | 'silent'): void {
 function write(level: Level, msg: string, fields?: Record<string, unknown>): void {
   if (order[level] < threshold) return;
   const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields });
-  (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(line + '\n');
+  (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(`${line}\n`);
 }
 
 export const log = {
@@ -23,5 +23,5 @@ export const log = {
 
 /** Hides the password of a connection URL before it is logged. */
 export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:/@]*):[^@]*@/, "//$1:***@");
+  return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
 }

@@ -60,7 +60,8 @@ export async function bootstrap(kernel: Kernel): Promise<void> {
   const found = await repo.findKey(hashApiKey(key));
   if (found) {
     const fields = { workspace_id: found.workspace.id, key_prefix: found.key.prefix };
-    if (found.key.revokedAt !== null) log.warn('bootstrap key is revoked; BOOTSTRAP_API_KEY gives no access (remove it or choose another)', fields);
+    if (found.key.revokedAt !== null)
+      log.warn('bootstrap key is revoked; BOOTSTRAP_API_KEY gives no access (remove it or choose another)', fields);
     else log.info('bootstrap key ready', fields);
     return;
   }
@@ -72,7 +73,11 @@ export async function bootstrap(kernel: Kernel): Promise<void> {
 
 /** Starts consuming jobs, and publishes this worker's counters for /metrics every few seconds. */
 export function startWorkers(kernel: Kernel): () => void {
-  const publish = () => kernel.queue.stats().then((s) => kernel.statsBoard.publish(s)).catch(() => undefined);
+  const publish = () =>
+    kernel.queue
+      .stats()
+      .then((s) => kernel.statsBoard.publish(s))
+      .catch(() => undefined);
   const timer = setInterval(publish, 5_000);
   timer.unref();
   void publish();

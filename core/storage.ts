@@ -2,9 +2,19 @@ import type { CreditRepo } from './credits/credit-types.ts';
 import type { IcpDefinition } from './icp/definition.ts';
 import type { ScoreTally } from './icp/score-tally.ts';
 import type { FilterNode, SortSpec } from './rows/filter-parse.ts';
-import type { BuilderCheckpoint, Cell, CellStatus, Column, ExecutionLogEntry, Project, StoredRow, WaterfallStep, Workspace } from './model.ts';
+import type {
+  BuilderCheckpoint,
+  Cell,
+  CellStatus,
+  Column,
+  ExecutionLogEntry,
+  Project,
+  StoredRow,
+  WaterfallStep,
+  Workspace,
+} from './model.ts';
 
-/** The storage doors the kernel needs (DESIGN.md §1 adapters). `adapters/storage/` implements them. */
+/** The storage doors the kernel needs (../shared/DESIGN.md §1 adapters). `adapters/storage/` implements them. */
 
 export interface ApiKeyRecord {
   id: string;

@@ -162,7 +162,9 @@ function main(argv: string[]): void {
   if (!sdkReachable(folder)) {
     const modules = join(root, 'node_modules');
     if (existsSync(modules) && lstatSync(modules).isSymbolicLink()) {
-      console.error(`plugin:new: ${modules} is a link (made by an older plugin:new?); replace it with a folder holding a link workflow-service -> ${REPO}`);
+      console.error(
+        `plugin:new: ${modules} is a link (made by an older plugin:new?); replace it with a folder holding a link workflow-service -> ${REPO}`,
+      );
     } else {
       mkdirSync(modules, { recursive: true });
       linked = join(modules, 'workflow-service');

@@ -42,7 +42,9 @@ describe.each(DIALECTS)('access log and request ids on %s', (dialect) => {
   beforeAll(async () => {
     t = await startTestService(dialect, { BOOTSTRAP_API_KEY: BOOT_KEY, MCP_PORT: '0' });
     origin = new URL(t.url).origin;
-    const r = await t.api('POST', '/projects', { body: { builder_id: 'manual_list_builder', form_data: { companies: 'Acme\nglobex.example.com' } } });
+    const r = await t.api('POST', '/projects', {
+      body: { builder_id: 'manual_list_builder', form_data: { companies: 'Acme\nglobex.example.com' } },
+    });
     expect(r.status).toBe(201);
     pid = r.body.project_id;
   }, 60_000);
@@ -74,7 +76,9 @@ describe.each(DIALECTS)('access log and request ids on %s', (dialect) => {
       ['GET', '/metrics', 200, null, null],
     ]);
     for (const [i, line] of lines.entries()) {
-      expect(Object.keys(line).sort()).toEqual(['key_prefix', 'level', 'method', 'ms', 'msg', 'request_id', 'route', 'status', 'time', 'workspace_id'].sort());
+      expect(Object.keys(line).sort()).toEqual(
+        ['key_prefix', 'level', 'method', 'ms', 'msg', 'request_id', 'route', 'status', 'time', 'workspace_id'].sort(),
+      );
       expect(line.ms).toBeGreaterThanOrEqual(0);
       expect(line.request_id).toBe(answers[i]?.headers.get('x-request-id'));
     }

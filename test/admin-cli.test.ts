@@ -27,7 +27,11 @@ async function captureLog(fn: () => Promise<void>): Promise<any[]> {
     process.stdout.write = out;
     process.stderr.write = err;
   }
-  return lines.join('').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  return lines
+    .join('')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
 }
 
 /** Runs `bun run admin ...` as a user would, against DATABASE_URL. */
@@ -48,7 +52,9 @@ describe.each(DIALECTS)('admin CLI on %s', (dialect) => {
   const get = (key: string) => fetch(`${service.restUrl}/projects`, { headers: { 'service-api-key': key } });
   beforeAll(async () => {
     databaseUrl = await freshDatabaseUrl(dialect);
-    service = await startService(loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', BOOTSTRAP_API_KEY: 'boot-key-for-tests', PROVIDER_MODE: 'sandbox' }));
+    service = await startService(
+      loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', BOOTSTRAP_API_KEY: 'boot-key-for-tests', PROVIDER_MODE: 'sandbox' }),
+    );
   });
   afterAll(() => service.stop());
 
@@ -142,7 +148,16 @@ describe.each(DIALECTS)('admin CLI on %s', (dialect) => {
 
   test('credits:grant takes only a positive safe integer, in either flag form', async () => {
     const ws = (await admin(databaseUrl, 'workspace:create', '--name', 'Granted', '--credits', '5')).out;
-    for (const args of [['--amount', '0'], ['--amount=-999999'], ['--amount', '-5'], ['--amount', '1.5'], ['--amount', 'ten'], ['--amount', '1e3'], ['--amount', String(MAX + 1)], ['--amount', '99999999999999999999']]) {
+    for (const args of [
+      ['--amount', '0'],
+      ['--amount=-999999'],
+      ['--amount', '-5'],
+      ['--amount', '1.5'],
+      ['--amount', 'ten'],
+      ['--amount', '1e3'],
+      ['--amount', String(MAX + 1)],
+      ['--amount', '99999999999999999999'],
+    ]) {
       const r = await admin(databaseUrl, 'credits:grant', '--workspace', ws.workspace_id, ...args);
       expect([args, r.code]).toEqual([args, 1]);
       expect(r.out.error).toContain(`--amount must be a whole number of credits from 1 to ${MAX}`);
@@ -167,13 +182,27 @@ describe.each(DIALECTS)('admin CLI on %s', (dialect) => {
 
   test('credits:adjust corrects the balance either way, with its reason in the ledger, never below zero', async () => {
     const ws = (await admin(databaseUrl, 'workspace:create', '--name', 'Corrected', '--credits', '100')).out;
-    const down = await admin(databaseUrl, 'credits:adjust', '--workspace', ws.workspace_id, '--amount', '-30', '--reason', 'double grant on 2026-11-02');
+    const down = await admin(
+      databaseUrl,
+      'credits:adjust',
+      '--workspace',
+      ws.workspace_id,
+      '--amount',
+      '-30',
+      '--reason',
+      'double grant on 2026-11-02',
+    );
     expect(down.out).toEqual({ workspace_id: ws.workspace_id, adjusted: -30, reason: 'double grant on 2026-11-02', balance: 70 });
-    expect((await admin(databaseUrl, 'credits:adjust', '--workspace', ws.workspace_id, '--amount=5', '--reason', 'goodwill')).out.balance).toBe(75);
+    expect(
+      (await admin(databaseUrl, 'credits:adjust', '--workspace', ws.workspace_id, '--amount=5', '--reason', 'goodwill')).out.balance,
+    ).toBe(75);
     const tooMuch = await admin(databaseUrl, 'credits:adjust', '--workspace', ws.workspace_id, '--amount=-76', '--reason', 'oops');
     expect(tooMuch.code).toBe(1);
     expect(tooMuch.out.error).toBe('refused: the balance is 75; adjusting by -76 would take it below zero');
-    expect((await admin(databaseUrl, 'credits:adjust', '--workspace', ws.workspace_id, '--amount=-75', '--reason', 'close the account')).out.balance).toBe(0);
+    expect(
+      (await admin(databaseUrl, 'credits:adjust', '--workspace', ws.workspace_id, '--amount=-75', '--reason', 'close the account')).out
+        .balance,
+    ).toBe(0);
     const ledger = (await admin(databaseUrl, 'credits:ledger', '--workspace', ws.workspace_id)).out;
     expect(ledger.balance).toBe(0);
     expect(ledger.entries.map((e: any) => [e.kind, e.amount, e.note])).toEqual([
@@ -262,7 +291,9 @@ describe.each(DIALECTS)('admin CLI on %s', (dialect) => {
 
   test('the bootstrap key is revoked the documented way (key:revoke --key <the key>) and stays revoked on restart', async () => {
     const started = await captureLog(async () => {
-      const again = await startService(loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', BOOTSTRAP_API_KEY: 'boot-key-for-tests', WORKERS: '0', SERVE: 'rest' }));
+      const again = await startService(
+        loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', BOOTSTRAP_API_KEY: 'boot-key-for-tests', WORKERS: '0', SERVE: 'rest' }),
+      );
       await again.stop();
     });
     const ready = started.find((l) => l.msg === 'bootstrap key ready');
@@ -278,7 +309,9 @@ describe.each(DIALECTS)('admin CLI on %s', (dialect) => {
     expect((await get('boot-key-for-tests')).status).toBe(401);
 
     const restarted = await captureLog(async () => {
-      const again = await startService(loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', BOOTSTRAP_API_KEY: 'boot-key-for-tests', WORKERS: '0', SERVE: 'rest' }));
+      const again = await startService(
+        loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', BOOTSTRAP_API_KEY: 'boot-key-for-tests', WORKERS: '0', SERVE: 'rest' }),
+      );
       await again.stop();
     });
     const warning = restarted.find((l) => l.msg.startsWith('bootstrap key is revoked'));

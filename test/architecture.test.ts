@@ -35,10 +35,16 @@ const FORBIDDEN: [RegExp, string][] = [
   [/\bis(mysql|mariadb|sqlite)\b/i, 'a dialect flag'],
   [/\bthis\.(mysql|mariadb|sqlite)\b/i, 'a dialect flag'],
   [/\b(mysql|mariadb|sqlite)\s*(\?|&&|\|\|)|(&&|\|\||!)\s*(mysql|mariadb|sqlite)\b/i, 'a branch on a dialect flag'],
-  [/onDuplicateKeyUpdate|onConflict\s*\(|\.forUpdate\s*\(|FOR UPDATE|RETURNING\b/, 'upsert or locking syntax of one dialect (dialect.upsert, dialect.locking)'],
+  [
+    /onDuplicateKeyUpdate|onConflict\s*\(|\.forUpdate\s*\(|FOR UPDATE|RETURNING\b/,
+    'upsert or locking syntax of one dialect (dialect.upsert, dialect.locking)',
+  ],
   [/STRAIGHT_JOIN|FORCE INDEX|CROSS JOIN|LAST_INSERT_ID/, 'a planner hint or function of one dialect (dialect.hints, dialect.sequences)'],
   [/WITHOUT ROWID|ENGINE\s*=|utf8mb4|\bMEDIUMTEXT\b|\bLONGTEXT\b/, 'DDL of one dialect (dialect.schema)'],
-  [/\bER_[A-Z_]{3,}\b|\bSQLITE_[A-Z]+\b|PROTOCOL_CONNECTION_LOST|UNIQUE constraint failed|\berrno\b/, "a driver's error code (dialect.errors)"],
+  [
+    /\bER_[A-Z_]{3,}\b|\bSQLITE_[A-Z]+\b|PROTOCOL_CONNECTION_LOST|UNIQUE constraint failed|\berrno\b/,
+    "a driver's error code (dialect.errors)",
+  ],
 ];
 
 describe('storage dialects', () => {
@@ -58,7 +64,9 @@ describe('storage dialects', () => {
   });
 
   test(`only ${REGISTRY} imports a dialect folder`, () => {
-    const found = shared.filter((f) => f !== REGISTRY && code(f).some((line) => /from\s+['"][^'"]*\/(mysql|sqlite)\/[^'"]*['"]/.test(line)));
+    const found = shared.filter(
+      (f) => f !== REGISTRY && code(f).some((line) => /from\s+['"][^'"]*\/(mysql|sqlite)\/[^'"]*['"]/.test(line)),
+    );
     expect(found).toEqual([]);
   });
 

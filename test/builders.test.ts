@@ -21,7 +21,13 @@ describe('GET /project-builders (catalog)', () => {
   test('is a bare array listing every required builder by public slug', () => {
     expect(Array.isArray(catalog)).toBe(true);
     const ids = catalog.map((b) => b.builder_id);
-    for (const id of ['google_maps_search', 'people_search_builder', 'companies_search_builder', 'manual_list_builder', 'csv_import_builder']) {
+    for (const id of [
+      'google_maps_search',
+      'people_search_builder',
+      'companies_search_builder',
+      'manual_list_builder',
+      'csv_import_builder',
+    ]) {
       expect(ids).toContain(id);
     }
     expect(ids).not.toContain('google_map_builder'); // legacy ids are accepted, not listed
@@ -108,7 +114,16 @@ describe.each(DIALECTS)('builders run after creation on %s', (dialect) => {
     expect(p.builder_id).toBe('google_maps_search');
     expect(p.builder_status.type).toBe('completed');
     expect(p.row_count).toBe(25);
-    expect(p.columns.map((c: any) => c.name)).toEqual(['Name', 'Address', 'Phone', 'Website', 'Rating', 'Reviews', 'Category', 'Google Maps URL']);
+    expect(p.columns.map((c: any) => c.name)).toEqual([
+      'Name',
+      'Address',
+      'Phone',
+      'Website',
+      'Rating',
+      'Reviews',
+      'Category',
+      'Google Maps URL',
+    ]);
     expect(String(p.first_company_data.Website)).toContain('.example.com');
   });
 
@@ -127,7 +142,9 @@ describe.each(DIALECTS)('builders run after creation on %s', (dialect) => {
   });
 
   test('manual list: domain-like lines fill Domain, other lines fill Name', async () => {
-    const r = await create('manual_list_builder', { companies: 'Acme Inc\nhttps://www.Example.org/about\n\n  stripe.com  \nBäckerei Müller' });
+    const r = await create('manual_list_builder', {
+      companies: 'Acme Inc\nhttps://www.Example.org/about\n\n  stripe.com  \nBäckerei Müller',
+    });
     expect(r.status).toBe(201);
     await waitForBuilder(t, r.body.project_id);
     const rows = await t.api('GET', `/projects/${r.body.project_id}/rows`);
@@ -162,7 +179,9 @@ describe.each(DIALECTS)('builders run after creation on %s', (dialect) => {
     const live = await startTestService(dialect, { PROVIDER_MODE: 'live', GOOGLE_MAPS_API_KEY: '' });
     try {
       delete process.env.GOOGLE_MAPS_API_KEY;
-      const r = await live.api('POST', '/projects', { body: { builder_id: 'google_maps_search', form_data: { query: 'x', max_results: 1 } } });
+      const r = await live.api('POST', '/projects', {
+        body: { builder_id: 'google_maps_search', form_data: { query: 'x', max_results: 1 } },
+      });
       expect(r.status).toBe(201);
       const p = await waitForBuilder(live, r.body.project_id);
       expect(p.builder_status.type).toBe('failed');

@@ -17,7 +17,8 @@ async function settledRows(t: TestService, projectId: string, timeoutMs = 15_000
 describe.each(DIALECTS)('tool columns on %s', (dialect) => {
   let t: TestService;
   let pid: string;
-  const csv = 'Name,Website,Phone\nAcme,https://www.acme.example.co.uk/about,+33 1 42 68 53 00\nGlobex,,020 7946 0958\nInitech,initech.com,not a phone\n';
+  const csv =
+    'Name,Website,Phone\nAcme,https://www.acme.example.co.uk/about,+33 1 42 68 53 00\nGlobex,,020 7946 0958\nInitech,initech.com,not a phone\n';
   beforeAll(async () => {
     t = await startTestService(dialect);
     const r = await t.api('POST', '/projects', { body: { builder_id: 'csv_import_builder', form_data: { csv_text: csv } } });
@@ -47,9 +48,17 @@ describe.each(DIALECTS)('tool columns on %s', (dialect) => {
   test('a new tool column answers 201 and gives every existing row a pending cell', async () => {
     const r = await col({ name: 'Domain', tool_id: 'domain_normalizer', config: { value: '{{Website}}' } });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ name: 'Domain', required: false, type: 'tool', tool_id: 'domain_normalizer', auto_run: false, config: { value: '{{Website}}' } });
+    expect(r.body).toMatchObject({
+      name: 'Domain',
+      required: false,
+      type: 'tool',
+      tool_id: 'domain_normalizer',
+      auto_run: false,
+      config: { value: '{{Website}}' },
+    });
     const rows = await t.api('GET', `/projects/${pid}/rows`);
-    for (const row of rows.body.rows) expect(row.company.Domain).toEqual({ name: 'Domain', value: null, status: 'pending', is_loading: false });
+    for (const row of rows.body.rows)
+      expect(row.company.Domain).toEqual({ name: 'Domain', value: null, status: 'pending', is_loading: false });
     const cols = await t.api('GET', `/projects/${pid}/columns`);
     expect(cols.body.map((c: any) => [c.name, c.type, c.required])).toEqual([
       ['Name', 'input', true],
@@ -74,14 +83,25 @@ describe.each(DIALECTS)('tool columns on %s', (dialect) => {
   test('tool values can be filtered and sorted like input values, and by cell status', async () => {
     const cols = (await t.api('GET', `/projects/${pid}/columns`)).body;
     const domain = cols.find((c: any) => c.name === 'Domain').col_id;
-    const f = await t.api('GET', `/projects/${pid}/rows?filter_groups=${enc([{ type: 'and', rules: [{ col_id: domain, operator: 'ends_with', value: '.CO.UK' }] }])}`);
+    const f = await t.api(
+      'GET',
+      `/projects/${pid}/rows?filter_groups=${enc([{ type: 'and', rules: [{ col_id: domain, operator: 'ends_with', value: '.CO.UK' }] }])}`,
+    );
     expect(f.body.rows.map((r: any) => r.company.Name.value)).toEqual(['Acme']);
-    const s = await t.api('GET', `/projects/${pid}/rows?filter_groups=${enc([{ type: 'and', rules: [{ col_id: domain, field: 'status', operator: 'eq', value: 'skipped' }] }])}`);
+    const s = await t.api(
+      'GET',
+      `/projects/${pid}/rows?filter_groups=${enc([{ type: 'and', rules: [{ col_id: domain, field: 'status', operator: 'eq', value: 'skipped' }] }])}`,
+    );
     expect(s.body.rows.map((r: any) => r.company.Name.value)).toEqual(['Globex']);
   });
 
   test('a run condition skips the rows where it is false', async () => {
-    const r = await col({ name: 'E164', tool_id: 'phone_normalizer', config: { phone: '{{Phone}}', default_country: 'GB' }, run_condition: 'Name != "Acme"' });
+    const r = await col({
+      name: 'E164',
+      tool_id: 'phone_normalizer',
+      config: { phone: '{{Phone}}', default_country: 'GB' },
+      run_condition: 'Name != "Acme"',
+    });
     expect(r.status).toBe(201);
     await t.api('POST', `/projects/${pid}/columns/run`, { body: { col_ids: [r.body.col_id] } });
     const rows = await settledRows(t, pid);
@@ -107,7 +127,9 @@ describe.each(DIALECTS)('tool columns on %s', (dialect) => {
   test('with auto_run, a row added later is enriched on its own', async () => {
     const auto = await col({ name: 'Upper', tool_id: 'formula', config: { expression: '$uppercase(Name)' }, auto_run: true });
     expect(auto.body.auto_run).toBe(true);
-    const added = await t.api('POST', `/projects/${pid}/rows`, { body: { company: { Name: 'Umbrella', Website: 'umbrella.example.com', Phone: null } } });
+    const added = await t.api('POST', `/projects/${pid}/rows`, {
+      body: { company: { Name: 'Umbrella', Website: 'umbrella.example.com', Phone: null } },
+    });
     expect(added.status).toBe(201);
     await settledRows(t, pid);
     const row = await t.api('GET', `/projects/${pid}/rows/${added.body.row_id}`);
@@ -146,7 +168,9 @@ describe.each(DIALECTS)('tool columns on %s', (dialect) => {
     expect((await t.api('GET', `/projects/${pid}/filters`)).body).toEqual({ filter_groups: [] });
     expect((await t.api('PUT', `/projects/${pid}/filters`, { body: { filter_groups: groups } })).status).toBe(200);
     expect((await t.api('GET', `/projects/${pid}/filters`)).body).toEqual({ filter_groups: groups });
-    const bad = await t.api('PUT', `/projects/${pid}/filters`, { body: { filter_groups: [{ type: 'and', rules: [{ col_id: 'x', operator: 'eq', value: 1 }] }] } });
+    const bad = await t.api('PUT', `/projects/${pid}/filters`, {
+      body: { filter_groups: [{ type: 'and', rules: [{ col_id: 'x', operator: 'eq', value: 1 }] }] },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.detail.message).toContain('unknown column');
   });
@@ -161,7 +185,10 @@ describe.each(DIALECTS)('tool columns on %s', (dialect) => {
     expect(after.body.total_rows).toBe(rows.length - 1);
     expect((await t.api('GET', `/projects/${pid}`)).body.row_count).toBe(rows.length - 1);
     const cols = (await t.api('GET', `/projects/${pid}/columns`)).body;
-    const f = await t.api('GET', `/projects/${pid}/rows?filter_groups=${enc([{ type: 'and', rules: [{ col_id: cols[0].col_id, operator: 'eq', value: 'initech' }] }])}`);
+    const f = await t.api(
+      'GET',
+      `/projects/${pid}/rows?filter_groups=${enc([{ type: 'and', rules: [{ col_id: cols[0].col_id, operator: 'eq', value: 'initech' }] }])}`,
+    );
     expect(f.body.total_rows).toBe(0);
     expect((await t.api('DELETE', `/projects/${pid}/rows`, { body: { row_ids: [victim] } })).body).toEqual({ deleted: 0 });
   });

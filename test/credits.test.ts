@@ -44,7 +44,10 @@ describe.each(DIALECTS)('credits on %s', (dialect) => {
     const live = await startTestService(dialect, { PROVIDER_MODE: 'live', ALLOW_PRIVATE_NETWORK: '1' });
     try {
       const w = await live.newWorkspace('pro', 100);
-      const r = await live.api('POST', '/projects', { ...as(w.key), body: { builder_id: 'google_maps_search', form_data: { query: 'x', max_results: 30 } } });
+      const r = await live.api('POST', '/projects', {
+        ...as(w.key),
+        body: { builder_id: 'google_maps_search', form_data: { query: 'x', max_results: 30 } },
+      });
       expect(r.status).toBe(201);
       const p = await waitForBuilder({ ...live, api: (m, path, init) => live.api(m, path, { ...init, ...as(w.key) }) }, r.body.project_id);
       expect(p.row_count).toBe(12);
@@ -66,7 +69,10 @@ describe.each(DIALECTS)('credits on %s', (dialect) => {
 
   test('not enough credits for a build is 402 with the amount needed, and nothing is created', async () => {
     const ws = await t.newWorkspace('pro', 10);
-    const r = await t.api('POST', '/projects', { ...as(ws.key), body: { builder_id: 'google_maps_search', form_data: { query: 'x', max_results: 30 } } });
+    const r = await t.api('POST', '/projects', {
+      ...as(ws.key),
+      body: { builder_id: 'google_maps_search', form_data: { query: 'x', max_results: 30 } },
+    });
     expect(r.status).toBe(402);
     expect(r.body.detail).toMatchObject({ code: 'insufficient_credits', needed: 30, balance: 10 });
     expect(r.body.detail.message).toContain('max_results');
@@ -78,7 +84,10 @@ describe.each(DIALECTS)('credits on %s', (dialect) => {
     const ws = await t.newWorkspace('pro', 100);
     const answers = await Promise.all(
       Array.from({ length: 100 }, () =>
-        t.api('POST', '/projects', { ...as(ws.key), body: { builder_id: 'google_maps_search', form_data: { query: 'x', max_results: 10 } } }),
+        t.api('POST', '/projects', {
+          ...as(ws.key),
+          body: { builder_id: 'google_maps_search', form_data: { query: 'x', max_results: 10 } },
+        }),
       ),
     );
     const statuses = answers.map((a) => a.status);
@@ -96,13 +105,19 @@ describe.each(DIALECTS)('credits on %s', (dialect) => {
     const csv = 'Name,Key,Answer\nA,k1,a@example.com\nB,k2,\nC,k3,c@example.com\n';
     beforeAll(async () => {
       ws = await t.newWorkspace('pro', 5);
-      const r = await t.api('POST', '/projects', { ...as(ws.key), body: { builder_id: 'csv_import_builder', form_data: { csv_text: csv } } });
+      const r = await t.api('POST', '/projects', {
+        ...as(ws.key),
+        body: { builder_id: 'csv_import_builder', form_data: { csv_text: csv } },
+      });
       pid = r.body.project_id;
       await waitForBuilder({ ...t, api: (m, path, init) => t.api(m, path, { ...init, ...as(ws.key) }) }, pid);
     });
 
     test('per-result tools hold the price while they look and keep it only for results; unpayable cells wait', async () => {
-      const col = await t.api('POST', `/projects/${pid}/columns`, { ...as(ws.key), body: { name: 'Email', tool_id: 'paid_lookup', config: { key: '{{Key}}', answer: '{{Answer}}' } } });
+      const col = await t.api('POST', `/projects/${pid}/columns`, {
+        ...as(ws.key),
+        body: { name: 'Email', tool_id: 'paid_lookup', config: { key: '{{Key}}', answer: '{{Answer}}' } },
+      });
       expect(col.status).toBe(201);
       await t.api('POST', `/projects/${pid}/columns/run`, { ...as(ws.key), body: {} });
       const rows = await settledRows(t, pid, ws.key);
@@ -123,7 +138,10 @@ describe.each(DIALECTS)('credits on %s', (dialect) => {
     });
 
     test('per-attempt tools charge every row they try, found or not', async () => {
-      const col = await t.api('POST', `/projects/${pid}/columns`, { ...as(ws.key), body: { name: 'Email 2', tool_id: 'attempt_lookup', config: { key: '{{Key}}', answer: '{{Answer}}' } } });
+      const col = await t.api('POST', `/projects/${pid}/columns`, {
+        ...as(ws.key),
+        body: { name: 'Email 2', tool_id: 'attempt_lookup', config: { key: '{{Key}}', answer: '{{Answer}}' } },
+      });
       await t.api('POST', `/projects/${pid}/columns/run`, { ...as(ws.key), body: { col_ids: [col.body.col_id] } });
       const rows = await settledRows(t, pid, ws.key);
       expect(rows.map((r) => r.company['Email 2'].status)).toEqual(['completed', 'no_result', 'completed']);
@@ -131,7 +149,10 @@ describe.each(DIALECTS)('credits on %s', (dialect) => {
     });
 
     test('a cached result costs nothing', async () => {
-      const col = await t.api('POST', `/projects/${pid}/columns`, { ...as(ws.key), body: { name: 'Email again', tool_id: 'paid_lookup', config: { key: '{{Key}}', answer: '{{Answer}}' } } });
+      const col = await t.api('POST', `/projects/${pid}/columns`, {
+        ...as(ws.key),
+        body: { name: 'Email again', tool_id: 'paid_lookup', config: { key: '{{Key}}', answer: '{{Answer}}' } },
+      });
       await t.api('POST', `/projects/${pid}/columns/run`, { ...as(ws.key), body: { col_ids: [col.body.col_id] } });
       const rows = await settledRows(t, pid, ws.key);
       expect(rows.map((r) => r.company['Email again'].value)).toEqual(['a@example.com', null, 'c@example.com']);
@@ -142,7 +163,10 @@ describe.each(DIALECTS)('credits on %s', (dialect) => {
 
     test('a waterfall stops at the first valid result and charges only as each step’s cost rules say', async () => {
       const w = await t.newWorkspace('pro', 20);
-      const r = await t.api('POST', '/projects', { ...as(w.key), body: { builder_id: 'csv_import_builder', form_data: { csv_text: 'Name,Key\nZed,z1\n' } } });
+      const r = await t.api('POST', '/projects', {
+        ...as(w.key),
+        body: { builder_id: 'csv_import_builder', form_data: { csv_text: 'Name,Key\nZed,z1\n' } },
+      });
       await waitForBuilder({ ...t, api: (m, path, init) => t.api(m, path, { ...init, ...as(w.key) }) }, r.body.project_id);
       const col = await t.api('POST', `/projects/${r.body.project_id}/columns`, {
         ...as(w.key),
@@ -165,7 +189,10 @@ describe.each(DIALECTS)('credits on %s', (dialect) => {
 
     test('a waterfall respects its per-row credit cap', async () => {
       const w = await t.newWorkspace('pro', 20);
-      const r = await t.api('POST', '/projects', { ...as(w.key), body: { builder_id: 'csv_import_builder', form_data: { csv_text: 'Name,Key\nYu,y1\n' } } });
+      const r = await t.api('POST', '/projects', {
+        ...as(w.key),
+        body: { builder_id: 'csv_import_builder', form_data: { csv_text: 'Name,Key\nYu,y1\n' } },
+      });
       await waitForBuilder({ ...t, api: (m, path, init) => t.api(m, path, { ...init, ...as(w.key) }) }, r.body.project_id);
       await t.api('POST', `/projects/${r.body.project_id}/columns`, {
         ...as(w.key),
@@ -188,9 +215,15 @@ describe.each(DIALECTS)('credits on %s', (dialect) => {
   test('a row that fails retryably is tried again alone; the rows that succeeded are neither re-run nor charged twice', async () => {
     const w = await t.newWorkspace('pro', 100);
     const scoped = { ...t, api: (m: string, p: string, init?: any) => t.api(m, p, { ...init, ...as(w.key) }) };
-    const r = await t.api('POST', '/projects', { ...as(w.key), body: { builder_id: 'csv_import_builder', form_data: { csv_text: `Key,Fails\n${dialect}-a,2\n${dialect}-b,0\n${dialect}-c,0\n` } } });
+    const r = await t.api('POST', '/projects', {
+      ...as(w.key),
+      body: { builder_id: 'csv_import_builder', form_data: { csv_text: `Key,Fails\n${dialect}-a,2\n${dialect}-b,0\n${dialect}-c,0\n` } },
+    });
     await waitForBuilder(scoped, r.body.project_id);
-    await t.api('POST', `/projects/${r.body.project_id}/columns`, { ...as(w.key), body: { name: 'Out', tool_id: 'flaky_tool', config: { key: '{{Key}}', fail_times: '{{Fails}}' } } });
+    await t.api('POST', `/projects/${r.body.project_id}/columns`, {
+      ...as(w.key),
+      body: { name: 'Out', tool_id: 'flaky_tool', config: { key: '{{Key}}', fail_times: '{{Fails}}' } },
+    });
     const { calls } = await import('./fixtures/plugins/tools/flaky_tool/index.ts');
     await t.api('POST', `/projects/${r.body.project_id}/columns/run`, { ...as(w.key), body: {} });
     const rows = await settledRows(t, r.body.project_id, w.key);

@@ -23,7 +23,10 @@ describe.each(DIALECTS)('CSV import and row limits on %s', (dialect) => {
   beforeAll(async () => {
     t = await startTestService(dialect, {
       // The probe calls far more often than a plan's per-key rate allows; `small` holds 5 rows per project.
-      PLANS_JSON: JSON.stringify({ pro: { requestsPerMinute: null }, small: { apiAccess: true, maxRowsPerProject: 5, requestsPerMinute: null } }),
+      PLANS_JSON: JSON.stringify({
+        pro: { requestsPerMinute: null },
+        small: { apiAccess: true, maxRowsPerProject: 5, requestsPerMinute: null },
+      }),
     });
   });
   afterAll(async () => {
@@ -65,7 +68,9 @@ describe.each(DIALECTS)('CSV import and row limits on %s', (dialect) => {
     const samples = await probe.stop();
 
     expect(p.builder_status).toMatchObject({ type: 'completed', error_message: null });
-    expect(p.builder_status.warning).toStartWith('stopped at 100,000 rows: CSV import writes at most 100,000 rows per project and the source has more');
+    expect(p.builder_status.warning).toStartWith(
+      'stopped at 100,000 rows: CSV import writes at most 100,000 rows per project and the source has more',
+    );
     expect(p.lead_gen_execution_log.some((e: any) => e.step === 'warning')).toBe(true);
     expect(p.row_count).toBe(MAX_ROWS);
     expect(seen.length).toBeGreaterThan(0);
@@ -78,7 +83,9 @@ describe.each(DIALECTS)('CSV import and row limits on %s', (dialect) => {
     expect(got.every((n, i) => n === `Company ${i}`)).toBe(true); // each once, in file order
 
     const p99 = percentile(samples, 99);
-    console.log(`${dialect}: CSV import of ${MAX_ROWS} rows, GET /projects ×${samples.length} p50 ${percentile(samples, 50).toFixed(1)} p99 ${p99.toFixed(1)} ms (max ${Math.max(...samples).toFixed(1)}), POST answered in ${answeredMs.toFixed(0)} ms`);
+    console.log(
+      `${dialect}: CSV import of ${MAX_ROWS} rows, GET /projects ×${samples.length} p50 ${percentile(samples, 50).toFixed(1)} p99 ${p99.toFixed(1)} ms (max ${Math.max(...samples).toFixed(1)}), POST answered in ${answeredMs.toFixed(0)} ms`,
+    );
     expect(samples.length).toBeGreaterThan(50);
     expect(p99).toBeLessThan(100);
   }, 180_000);
@@ -90,12 +97,17 @@ describe.each(DIALECTS)('CSV import and row limits on %s', (dialect) => {
     const over = await t.api('POST', '/projects', { ...as, body: { builder_id: 'csv_import_builder', form_data: { csv_text: csvOf(8) } } });
     const p = await waitForBuilder(scoped, over.body.project_id);
     expect(p.builder_status).toMatchObject({ type: 'completed', error_message: null });
-    expect(p.builder_status.warning).toStartWith('stopped at 5 rows: the small plan holds at most 5 rows per project and the source has more');
+    expect(p.builder_status.warning).toStartWith(
+      'stopped at 5 rows: the small plan holds at most 5 rows per project and the source has more',
+    );
     expect(p.row_count).toBe(5);
     const rows = (await t.api('GET', `/projects/${over.body.project_id}/rows`, as)).body.rows;
     expect(rows.map((row: any) => row.company.Name.value)).toEqual(['Company 0', 'Company 1', 'Company 2', 'Company 3', 'Company 4']);
 
-    const exact = await t.api('POST', '/projects', { ...as, body: { builder_id: 'csv_import_builder', form_data: { csv_text: csvOf(5) } } });
+    const exact = await t.api('POST', '/projects', {
+      ...as,
+      body: { builder_id: 'csv_import_builder', form_data: { csv_text: csvOf(5) } },
+    });
     const fits = await waitForBuilder(scoped, exact.body.project_id);
     expect(fits.builder_status).toEqual({ type: 'completed', error_message: null });
     expect(fits.row_count).toBe(5);
@@ -103,7 +115,9 @@ describe.each(DIALECTS)('CSV import and row limits on %s', (dialect) => {
 
   test('a record that is not valid CSV fails the run with the parser’s reason; the rows before it are kept', async () => {
     const rows = Array.from({ length: 1_200 }, (_, i) => `Company ${i},Software,`).join('\n');
-    const r = await t.api('POST', '/projects', { body: { builder_id: 'csv_import_builder', form_data: { csv_text: `Name,Industry,Notes\n${rows}\nBroken,"unclosed,x\n` } } });
+    const r = await t.api('POST', '/projects', {
+      body: { builder_id: 'csv_import_builder', form_data: { csv_text: `Name,Industry,Notes\n${rows}\nBroken,"unclosed,x\n` } },
+    });
     expect(r.status).toBe(201);
     const p = await waitForBuilder(t, r.body.project_id);
     expect(p.builder_status).toMatchObject({ type: 'failed' });

@@ -42,7 +42,11 @@ test('after a SIGKILL, `bun run start` resumes the builder runs and tool cells t
   const port = await freePort();
   const base = `http://127.0.0.1:${port}/api/enterprise`;
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(base + path, { method, headers: { 'service-api-key': KEY, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(base + path, {
+      method,
+      headers: { 'service-api-key': KEY, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return (await res.json()) as any;
   };
   let first = await start(dir, port);
@@ -50,8 +54,13 @@ test('after a SIGKILL, `bun run start` resumes the builder runs and tool cells t
     // A column of slow cells, and a builder that writes 10 pages of 10 rows, 300 ms apart.
     const csv = `Name\n${Array.from({ length: 30 }, (_, i) => `name ${i}`).join('\n')}`;
     const listed = await call('POST', '/projects', { builder_id: 'csv_import_builder', form_data: { csv_text: csv } });
-    for (let i = 0; i < 100 && (await call('GET', `/projects/${listed.project_id}`)).builder_status.type !== 'completed'; i++) await Bun.sleep(50);
-    await call('POST', `/projects/${listed.project_id}/columns`, { name: 'Upper', tool_id: 'slow_tool', config: { text: '{{Name}}', delay_ms: 400 } });
+    for (let i = 0; i < 100 && (await call('GET', `/projects/${listed.project_id}`)).builder_status.type !== 'completed'; i++)
+      await Bun.sleep(50);
+    await call('POST', `/projects/${listed.project_id}/columns`, {
+      name: 'Upper',
+      tool_id: 'slow_tool',
+      config: { text: '{{Name}}', delay_ms: 400 },
+    });
     await call('POST', `/projects/${listed.project_id}/columns/run`, {});
     const built = await call('POST', '/projects', { builder_id: 'slow_builder', form_data: { pages: 10, delay_ms: 300, cursor: true } });
     await Bun.sleep(700);

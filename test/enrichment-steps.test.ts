@@ -33,7 +33,20 @@ const tool = (over: Partial<AnyTool> = {}): AnyTool =>
   } as AnyTool);
 
 const column = (over: Partial<Column> = {}): Column =>
-  ({ no: 3, id: 'col-3', name: 'Found', type: 'tool', toolId: 'lookup', config: { domain: '{{Domain}}' }, autoRun: false, runCondition: null, waterfall: null, maxCreditsPerRow: null, position: 3, ...over }) as Column;
+  ({
+    no: 3,
+    id: 'col-3',
+    name: 'Found',
+    type: 'tool',
+    toolId: 'lookup',
+    config: { domain: '{{Domain}}' },
+    autoRun: false,
+    runCondition: null,
+    waterfall: null,
+    maxCreditsPerRow: null,
+    position: 3,
+    ...over,
+  }) as Column;
 
 const row = (seq: number, cells: Record<number, Cell>): StoredRow => ({ seq, cells }) as StoredRow;
 const open = (seq: number, values: Record<string, unknown>): OpenRow => ({ row: row(seq, {}), values });
@@ -41,7 +54,10 @@ const open = (seq: number, values: Record<string, unknown>): OpenRow => ({ row: 
 describe('enrichment host steps', () => {
   test('columnSteps: a single tool is one step with its config; a waterfall is its steps', () => {
     expect(columnSteps(column())).toEqual([{ tool_id: 'lookup', config: { domain: '{{Domain}}' } }]);
-    const waterfall = [{ tool_id: 'a', config: {} }, { tool_id: 'b', config: { x: 1 } }];
+    const waterfall = [
+      { tool_id: 'a', config: {} },
+      { tool_id: 'b', config: { x: 1 } },
+    ];
     expect(columnSteps(column({ waterfall }))).toBe(waterfall);
   });
 
@@ -62,7 +78,10 @@ describe('enrichment host steps', () => {
   test('applyRunCondition: false or failed conditions skip with the reason; true ones stay open', async () => {
     const expressions: Expressions = {
       evaluate: async () => ({ ok: true, value: true }),
-      evaluateMany: async (_e, inputs) => inputs.map((i) => ((i as { n: number }).n === 2 ? { ok: false, error: 'expression ran over 1 s' } : { ok: true, value: (i as { n: number }).n > 0 })),
+      evaluateMany: async (_e, inputs) =>
+        inputs.map((i) =>
+          (i as { n: number }).n === 2 ? { ok: false, error: 'expression ran over 1 s' } : { ok: true, value: (i as { n: number }).n > 0 },
+        ),
     };
     const settled: Settled = new Map();
     const left = await applyRunCondition(expressions, 'n > 0', [open(1, { n: 1 }), open(2, { n: 2 }), open(3, { n: 0 })], settled);
@@ -75,11 +94,19 @@ describe('enrichment host steps', () => {
     const step = { tool_id: 'lookup', config: { domain: '{{Domain}}' } };
     const rows = [open(1, { Domain: 'acme.com' }), open(2, { Domain: null })];
     const settled: Settled = new Map();
-    const first = prepareStep({ jobId: 'j1', stepIndex: 0, isLast: false, step, tool: tool(), maxCreditsPerRow: null, spent: new Map() }, rows, settled);
+    const first = prepareStep(
+      { jobId: 'j1', stepIndex: 0, isLast: false, step, tool: tool(), maxCreditsPerRow: null, spent: new Map() },
+      rows,
+      settled,
+    );
     expect(first.ready.map((r) => [r.item.config, r.chargeKey])).toEqual([[{ domain: 'acme.com' }, 'enrich:j1:1:0']]);
     expect(first.passOn.map((o) => o.row.seq)).toEqual([2]);
     expect(settled.size).toBe(0);
-    const last = prepareStep({ jobId: 'j1', stepIndex: 1, isLast: true, step, tool: tool(), maxCreditsPerRow: null, spent: new Map() }, rows, settled);
+    const last = prepareStep(
+      { jobId: 'j1', stepIndex: 1, isLast: true, step, tool: tool(), maxCreditsPerRow: null, spent: new Map() },
+      rows,
+      settled,
+    );
     expect(last.passOn).toEqual([]);
     expect(settled.get(2)).toEqual({ v: null, s: 'skipped', e: 'missing input: domain' });
   });
@@ -87,7 +114,15 @@ describe('enrichment host steps', () => {
   test('prepareStep: a row whose spend would pass the per-row cap ends no_result', () => {
     const settled: Settled = new Map();
     const plan = prepareStep(
-      { jobId: 'j', stepIndex: 1, isLast: true, step: { tool_id: 'lookup', config: { domain: 'x.com' } }, tool: tool(), maxCreditsPerRow: 3, spent: new Map([[1, 2]]) },
+      {
+        jobId: 'j',
+        stepIndex: 1,
+        isLast: true,
+        step: { tool_id: 'lookup', config: { domain: 'x.com' } },
+        tool: tool(),
+        maxCreditsPerRow: 3,
+        spent: new Map([[1, 2]]),
+      },
       [open(1, {}), open(2, {})],
       settled,
     );
@@ -96,7 +131,9 @@ describe('enrichment host steps', () => {
   });
 
   test('classifyResults: found, retried, refunded, settled or handed to the next step', () => {
-    const ready = [1, 2, 3, 4, 5].map((seq) => ({ ...open(seq, {}), item: { rowId: String(seq), config: {}, row: {} }, chargeKey: `k${seq}` }) as ReadyRow);
+    const ready = [1, 2, 3, 4, 5].map(
+      (seq) => ({ ...open(seq, {}), item: { rowId: String(seq), config: {}, row: {} }, chargeKey: `k${seq}` }) as ReadyRow,
+    );
     const results = [
       { status: 'ok' as const, value: 'found' },
       { status: 'error' as const, error: '503 from provider', retryable: true },
@@ -106,7 +143,12 @@ describe('enrichment host steps', () => {
     ];
     const isValid = (v: unknown) => v !== '';
     const mid = new Map<number, Cell>();
-    const a = classifyResults({ tool: tool({ isValid }), isLast: false, lastAttempt: false, cacheKeys: new Map([[1, 'c1']]) }, ready, results, mid);
+    const a = classifyResults(
+      { tool: tool({ isValid }), isLast: false, lastAttempt: false, cacheKeys: new Map([[1, 'c1']]) },
+      ready,
+      results,
+      mid,
+    );
     expect(mid.get(1)).toEqual({ v: 'found', s: 'completed' });
     expect(a.toCache).toEqual([{ key: 'c1', value: 'found' }]);
     expect(a.retry.map((r) => r.row.seq)).toEqual([2]);
@@ -135,7 +177,13 @@ describe.each(DIALECTS)('a waterfall on %s', (dialect) => {
   test('a row missing the first step’s input is tried by the next step, not left running', async () => {
     const pid = await csvProject(t, 'Name,Nick\nAcme,ACM\nGlobex,');
     const r = await t.api('POST', `/projects/${pid}/columns`, {
-      body: { name: 'Label', waterfall: [{ tool_id: 'formula', config: { expression: '{{Nick}}' } }, { tool_id: 'formula', config: { expression: '$uppercase(Name)' } }] },
+      body: {
+        name: 'Label',
+        waterfall: [
+          { tool_id: 'formula', config: { expression: '{{Nick}}' } },
+          { tool_id: 'formula', config: { expression: '$uppercase(Name)' } },
+        ],
+      },
     });
     expect(r.status).toBe(201);
     expect((await t.api('POST', `/projects/${pid}/columns/run`, { body: { col_ids: [r.body.col_id] } })).status).toBe(200);

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Database } from 'bun:sqlite';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { call, connect, data, type McpTestService, rpc, startMcpTestService } from './mcp/mcp-support.ts';
+import { call, data, type McpTestService, rpc, startMcpTestService } from './mcp/mcp-support.ts';
 import { DIALECTS, freshDatabaseUrl } from './support/databases.ts';
 import { createDatabase, type MariaDbServer, startMariaDb } from './support/mariadb.ts';
 import { enc } from './support/test-service.ts';
 
 /**
- * One pipeline, one error mapper (DESIGN.md §6): every kind of failure, sent through the REST door
+ * One pipeline, one error mapper (../shared/DESIGN.md §6): every kind of failure, sent through the REST door
  * and through the MCP door, answers the same status — REST's HTTP status is MCP's status_code —
  * with the code the mapper gives that status.
  */
@@ -44,7 +44,8 @@ describe.each(DIALECTS)('REST and MCP answer every failure alike, on %s', (diale
   beforeAll(async () => {
     t = await startMcpTestService(dialect, { PLANS_JSON });
     client = await t.client();
-    projectId = (await data(client, 'run_builder', { builder_id: 'manual_list_builder', form_data_json: JSON.stringify(MANUAL.form_data) })).project_id;
+    projectId = (await data(client, 'run_builder', { builder_id: 'manual_list_builder', form_data_json: JSON.stringify(MANUAL.form_data) }))
+      .project_id;
   });
   afterAll(() => t.stop());
 
@@ -88,7 +89,10 @@ describe.each(DIALECTS)('REST and MCP answer every failure alike, on %s', (diale
     const broke = await t.newWorkspace('pro', 0);
     const body = { builder_id: 'google_maps_search', form_data: { query: 'cafes', max_results: 20 } };
     const rest = await t.api('POST', '/projects', { headers: { 'service-api-key': broke.key }, body });
-    const envelope = await call(await clientFor(broke.key), 'run_builder', { builder_id: body.builder_id, form_data_json: JSON.stringify(body.form_data) });
+    const envelope = await call(await clientFor(broke.key), 'run_builder', {
+      builder_id: body.builder_id,
+      form_data_json: JSON.stringify(body.form_data),
+    });
     expectParity(402, rest, envelope);
     expect(envelope.detail).toEqual(rest.body.detail);
   });
@@ -121,8 +125,14 @@ describe.each(DIALECTS)('REST and MCP answer every failure alike, on %s', (diale
       return create.call(projects, input);
     };
     try {
-      const restCall = () => t.api('POST', '/projects', { headers: { 'service-api-key': held.key, 'idempotency-key': 'parity-rest' }, body: MANUAL });
-      const mcpCall = () => call(mcp, 'run_builder', { builder_id: MANUAL.builder_id, form_data_json: JSON.stringify(MANUAL.form_data), idempotency_key: 'parity-mcp' });
+      const restCall = () =>
+        t.api('POST', '/projects', { headers: { 'service-api-key': held.key, 'idempotency-key': 'parity-rest' }, body: MANUAL });
+      const mcpCall = () =>
+        call(mcp, 'run_builder', {
+          builder_id: MANUAL.builder_id,
+          form_data_json: JSON.stringify(MANUAL.form_data),
+          idempotency_key: 'parity-mcp',
+        });
       const firsts = Promise.all([restCall(), mcpCall()]);
       while (arrived < 2) await Bun.sleep(10);
       // The retries wait for the first answer, then give up (10 s) while it is still running.

@@ -40,7 +40,10 @@ describe('expression sandbox', () => {
   test('huge ranges are refused at once, before they take memory', async () => {
     const t0 = performance.now();
     expect(await pool.evaluate(HUGE_RANGES, {})).toEqual({ ok: false, error: 'expression built a sequence of more than 100,000 items' });
-    expect(await pool.evaluate('$count([1..1000000].($ * 2))', {})).toMatchObject({ ok: false, error: expect.stringContaining('sequence') });
+    expect(await pool.evaluate('$count([1..1000000].($ * 2))', {})).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('sequence'),
+    });
     expect(performance.now() - t0).toBeLessThan(500);
   });
 
@@ -79,11 +82,14 @@ describe('expression sandbox', () => {
     const rows = Array.from({ length: 2_500 }, (_, i) => ({ Name: `n${i}`, Employees: i }));
     const out = await pool.evaluateMany('Name & ":" & $string(Employees * 2)', rows);
     expect(out).toHaveLength(2_500);
-    out.forEach((o, i) => expect(o).toEqual({ ok: true, value: `n${i}:${i * 2}` }));
+    expect(out).toEqual(rows.map((_, i) => ({ ok: true, value: `n${i}:${i * 2}` })));
   });
 
   test('one caller’s big batch does not hold back a small one behind it', async () => {
-    const big = pool.evaluateMany('$sum([1..20000])', Array.from({ length: 2_000 }, () => ({})));
+    const big = pool.evaluateMany(
+      '$sum([1..20000])',
+      Array.from({ length: 2_000 }, () => ({})),
+    );
     const t0 = performance.now();
     const small = await pool.evaluate('1 + 1', {});
     const smallMs = performance.now() - t0;
@@ -94,8 +100,14 @@ describe('expression sandbox', () => {
 
   test('results that JSON cannot carry or that exceed a cell are refused; syntax errors name the position', async () => {
     expect(await pool.evaluate('function($x){ $x }', {})).toEqual({ ok: true, value: undefined });
-    expect(await pool.evaluate('$pad("", 300000)', {})).toEqual({ ok: false, error: 'expression result is 300002 bytes, over the 262144-byte limit of a cell' });
-    expect(await pool.evaluate('Name &', {})).toMatchObject({ ok: false, error: expect.stringMatching(/^expression failed: .+ \(at \d+\)$/) });
+    expect(await pool.evaluate('$pad("", 300000)', {})).toEqual({
+      ok: false,
+      error: 'expression result is 300002 bytes, over the 262144-byte limit of a cell',
+    });
+    expect(await pool.evaluate('Name &', {})).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^expression failed: .+ \(at \d+\)$/),
+    });
     expect(await pool.evaluate('$status & ":" & x', { x: 'y' }, { status: 200 })).toEqual({ ok: true, value: '200:y' });
   });
 

@@ -8,7 +8,7 @@ import { sqliteDialect } from '../adapters/storage/sqlite/sqlite-dialect.ts';
 import { foldCase, isEmptyValue, numericValue } from '../core/rows/cell-values.ts';
 import { checkFilterGroups, type FilterNode, MAX_FILTER_COLUMNS, parseFilterGroups, parseSortRules } from '../core/rows/filter-parse.ts';
 
-/** Unit tests of the pure filter/sort parsing and cell-key functions (DESIGN.md §3). */
+/** Unit tests of the pure filter/sort parsing and cell-key functions (../shared/DESIGN.md §3). */
 
 const column = (no: number, name: string): Column => ({
   no,
@@ -78,7 +78,13 @@ describe('parseFilterGroups', () => {
   });
 
   test('nested groups keep their shape and type', () => {
-    const raw = groups({ type: 'or', rules: [{ col_id: NAME.id, operator: 'contains', value: 'a' }, { type: 'and', rules: [] }] });
+    const raw = groups({
+      type: 'or',
+      rules: [
+        { col_id: NAME.id, operator: 'contains', value: 'a' },
+        { type: 'and', rules: [] },
+      ],
+    });
     const root = parseFilterGroups(raw, COLUMNS);
     expect(root).toEqual({
       kind: 'group',
@@ -172,7 +178,9 @@ describe('parseFilterGroups', () => {
     });
 
     test('a top-level item that is a rule or has no rules', () => {
-      expect(rejection(() => parseFilterGroups(json([{ col_id: NAME.id, operator: 'is_empty' }]), COLUMNS)).paths).toEqual(['filter_groups[0]']);
+      expect(rejection(() => parseFilterGroups(json([{ col_id: NAME.id, operator: 'is_empty' }]), COLUMNS)).paths).toEqual([
+        'filter_groups[0]',
+      ]);
       expect(rejection(() => parseFilterGroups(json([{ type: 'and' }]), COLUMNS)).paths).toEqual(['filter_groups[0]']);
     });
 
@@ -200,9 +208,15 @@ describe('parseFilterGroups', () => {
     });
 
     test('an unknown, missing or non-string col_id', () => {
-      expect(rejection(() => parseFilterGroups(groups({ col_id: 'Name', operator: 'is_empty' }), COLUMNS)).messages).toEqual(['unknown column "Name"']);
-      expect(rejection(() => parseFilterGroups(groups({ operator: 'is_empty' }), COLUMNS)).messages).toEqual(['must be a column id string']);
-      expect(rejection(() => parseFilterGroups(groups({ col_id: 1, operator: 'is_empty' }), COLUMNS)).messages).toEqual(['must be a column id string']);
+      expect(rejection(() => parseFilterGroups(groups({ col_id: 'Name', operator: 'is_empty' }), COLUMNS)).messages).toEqual([
+        'unknown column "Name"',
+      ]);
+      expect(rejection(() => parseFilterGroups(groups({ operator: 'is_empty' }), COLUMNS)).messages).toEqual([
+        'must be a column id string',
+      ]);
+      expect(rejection(() => parseFilterGroups(groups({ col_id: 1, operator: 'is_empty' }), COLUMNS)).messages).toEqual([
+        'must be a column id string',
+      ]);
     });
 
     test('an unknown field', () => {
@@ -248,11 +262,19 @@ describe('parseFilterGroups', () => {
     test('every problem is listed, in order', () => {
       const r = rejection(() =>
         parseFilterGroups(
-          groups({ col_id: 'nope', operator: 'eq', value: 'x' }, { col_id: NAME.id, operator: 'bogus' }, { col_id: NAME.id, operator: 'in', value: 'x' }),
+          groups(
+            { col_id: 'nope', operator: 'eq', value: 'x' },
+            { col_id: NAME.id, operator: 'bogus' },
+            { col_id: NAME.id, operator: 'in', value: 'x' },
+          ),
           COLUMNS,
         ),
       );
-      expect(r.paths).toEqual(['filter_groups[0].rules[0].col_id', 'filter_groups[0].rules[1].operator', 'filter_groups[0].rules[2].value']);
+      expect(r.paths).toEqual([
+        'filter_groups[0].rules[0].col_id',
+        'filter_groups[0].rules[1].operator',
+        'filter_groups[0].rules[2].value',
+      ]);
       expect(r.message).toContain('filter_groups[0].rules[0].col_id unknown column "nope"');
     });
 
@@ -379,7 +401,18 @@ describe('numericValue', () => {
   });
 
   test('strings that are exactly one number are numeric', () => {
-    const cases: [string, number][] = [['12', 12], ['3.5', 3.5], [' 3.5 ', 3.5], ['-2', -2], ['+4', 4], ['.5', 0.5], ['5.', 5], ['-1e3', -1000], ['2E-2', 0.02], ['007', 7]];
+    const cases: [string, number][] = [
+      ['12', 12],
+      ['3.5', 3.5],
+      [' 3.5 ', 3.5],
+      ['-2', -2],
+      ['+4', 4],
+      ['.5', 0.5],
+      ['5.', 5],
+      ['-1e3', -1000],
+      ['2E-2', 0.02],
+      ['007', 7],
+    ];
     for (const [text, n] of cases) expect(numericValue(text)).toBe(n);
   });
 
@@ -432,12 +465,26 @@ describe('cellKey', () => {
   });
 
   test('a JSON number has a number key and its text', () => {
-    expect(cellKey(7, 'completed')).toEqual({ status: 'completed', is_empty: 0, num_missing: 0, num_key: 7, text_key: '7', text_full: null });
+    expect(cellKey(7, 'completed')).toEqual({
+      status: 'completed',
+      is_empty: 0,
+      num_missing: 0,
+      num_key: 7,
+      text_key: '7',
+      text_full: null,
+    });
   });
 
   test('null, "" and [] are empty with no number', () => {
     for (const v of [null, '', []]) {
-      expect(cellKey(v, 'pending')).toEqual({ status: 'pending', is_empty: 1, num_missing: 1, num_key: null, text_key: '', text_full: null });
+      expect(cellKey(v, 'pending')).toEqual({
+        status: 'pending',
+        is_empty: 1,
+        num_missing: 1,
+        num_key: null,
+        text_key: '',
+        text_full: null,
+      });
     }
   });
 
@@ -485,6 +532,8 @@ describe('storage join limit', () => {
 
   test('the API limits stay under every database join limit', () => {
     const sortRules = 8;
-    expect(MAX_FILTER_COLUMNS + sortRules).toBeLessThanOrEqual(Math.min(mysqlDialect.limits.maxJoinedTables, sqliteDialect.limits.maxJoinedTables));
+    expect(MAX_FILTER_COLUMNS + sortRules).toBeLessThanOrEqual(
+      Math.min(mysqlDialect.limits.maxJoinedTables, sqliteDialect.limits.maxJoinedTables),
+    );
   });
 });

@@ -41,7 +41,13 @@ describe.each(DIALECTS)('score_icp over 100,000 rows on %s', (dialect) => {
     };
     for (let from = 0; from < ROWS; from += 10_000) {
       await Promise.all(
-        [0, 2_000, 4_000, 6_000, 8_000].map((o) => storage.rows.insert(project.pk, columns, Array.from({ length: 2_000 }, (_, k) => cells(from + o + k)))),
+        [0, 2_000, 4_000, 6_000, 8_000].map((o) =>
+          storage.rows.insert(
+            project.pk,
+            columns,
+            Array.from({ length: 2_000 }, (_, k) => cells(from + o + k)),
+          ),
+        ),
       );
     }
   }, 60_000);
@@ -59,7 +65,13 @@ describe.each(DIALECTS)('score_icp over 100,000 rows on %s', (dialect) => {
     const r = await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid, col_name: 'Fit' } });
     const answeredMs = performance.now() - t0;
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ icp_id: icp.id, project_id: pid, status: 'queued', rows_total: ROWS, column: { name: 'Fit', tool_id: 'icp_score' } });
+    expect(r.body).toMatchObject({
+      icp_id: icp.id,
+      project_id: pid,
+      status: 'queued',
+      rows_total: ROWS,
+      column: { name: 'Fit', tool_id: 'icp_score' },
+    });
     expect(r.body.preview).toMatchObject({ rows_considered: 1_000, partial: true, scored: 1_000 });
     expect(r.body.preview.top).toHaveLength(25);
     expect(r.body.preview.top[0].score).toBe(100);
@@ -86,13 +98,21 @@ describe.each(DIALECTS)('score_icp over 100,000 rows on %s', (dialect) => {
 
     // Every cell of the column is written and completed.
     const col = r.body.column.col_id;
-    const notDone = await t.api('GET', `/projects/${pid}/rows?page_size=1&filter_groups=${enc([{ type: 'and', rules: [{ col_id: col, operator: 'neq', value: 'completed', field: 'status' }] }])}`);
+    const notDone = await t.api(
+      'GET',
+      `/projects/${pid}/rows?page_size=1&filter_groups=${enc([{ type: 'and', rules: [{ col_id: col, operator: 'neq', value: 'completed', field: 'status' }] }])}`,
+    );
     expect(notDone.body.total_rows).toBe(0);
-    const hundreds = await t.api('GET', `/projects/${pid}/rows?page_size=1&filter_groups=${enc([{ type: 'and', rules: [{ col_id: col, operator: 'eq', value: 100 }] }])}`);
+    const hundreds = await t.api(
+      'GET',
+      `/projects/${pid}/rows?page_size=1&filter_groups=${enc([{ type: 'and', rules: [{ col_id: col, operator: 'eq', value: 100 }] }])}`,
+    );
     expect(hundreds.body.total_rows).toBe(Math.ceil(ROWS / 12)); // Software (i % 4 = 0) in France (i % 3 = 0)
 
     const p99 = percentile(samples, 99);
-    console.log(`${dialect}: score run of ${ROWS} rows, GET /projects ×${samples.length} p50 ${percentile(samples, 50).toFixed(1)} p90 ${percentile(samples, 90).toFixed(1)} p99 ${p99.toFixed(1)} ms (max ${Math.max(...samples).toFixed(1)}), POST answered in ${answeredMs.toFixed(0)} ms`);
+    console.log(
+      `${dialect}: score run of ${ROWS} rows, GET /projects ×${samples.length} p50 ${percentile(samples, 50).toFixed(1)} p90 ${percentile(samples, 90).toFixed(1)} p99 ${p99.toFixed(1)} ms (max ${Math.max(...samples).toFixed(1)}), POST answered in ${answeredMs.toFixed(0)} ms`,
+    );
     expect(samples.length).toBeGreaterThan(50);
     expect(p99).toBeLessThan(100);
   }, 90_000);

@@ -4,8 +4,16 @@ import { hasCriteria, scoreRow } from '../core/icp/score.ts';
 
 describe('reading head-counts and revenues as typed in a sheet', () => {
   test.each([
-    [250, 250], ['1,200', 1200], ['$12.5M', 12_500_000], ['2 billion', 2e9], ['10k+', 10_000],
-    ['51-200', 125.5], ['1-5M', 3_000_000], ['$1M to $5M', 3_000_000], ['1,000-5,000', 3000], ['approx. 300 people', 300],
+    [250, 250],
+    ['1,200', 1200],
+    ['$12.5M', 12_500_000],
+    ['2 billion', 2e9],
+    ['10k+', 10_000],
+    ['51-200', 125.5],
+    ['1-5M', 3_000_000],
+    ['$1M to $5M', 3_000_000],
+    ['1,000-5,000', 3000],
+    ['approx. 300 people', 300],
   ] as const)('%p reads as %p', (input, expected) => {
     expect(parseQuantity(input)).toBe(expected);
   });
@@ -21,7 +29,11 @@ describe('scoring a row against an ICP', () => {
   test('a row meeting every criterion scores 100, with one reason per criterion', () => {
     const r = scoreRow(icp, { Name: 'Acme', Industry: 'Enterprise software', Employees: '51-200', Country: 'France' });
     expect(r.score).toBe(100);
-    expect(r.reasons.map((x) => [x.criterion, x.met])).toEqual([['industries', true], ['employee_range', true], ['locations', true]]);
+    expect(r.reasons.map((x) => [x.criterion, x.met])).toEqual([
+      ['industries', true],
+      ['employee_range', true],
+      ['locations', true],
+    ]);
     expect(r.reasons[0]?.reason).toBe('Industry "Enterprise software" matches "Software"');
   });
 
@@ -33,7 +45,7 @@ describe('scoring a row against an ICP', () => {
   test('column names and terms match case-insensitively; terms match whole words', () => {
     expect(scoreRow({ industries: ['IT'] }, { industry: 'it services' }).score).toBe(100);
     expect(scoreRow({ industries: ['IT'] }, { INDUSTRY: 'Digital marketing' }).score).toBe(0);
-    expect(scoreRow({ revenue_range: { min: 1e6 } }, { 'annual_revenue': '$2.5M' }).score).toBe(100);
+    expect(scoreRow({ revenue_range: { min: 1e6 } }, { annual_revenue: '$2.5M' }).score).toBe(100);
   });
 
   test('a missing value counts as not met and says which columns were looked at', () => {

@@ -15,10 +15,13 @@ describe.each(DIALECTS)('ICPs, batch rows and credits over REST on %s', (dialect
   });
   afterAll(() => t.stop());
 
-  const newIcp = async (definition: unknown = { industries: ['software'] }) => (await t.api('POST', '/icps', { body: { name: 'Fit', definition } })).body;
+  const newIcp = async (definition: unknown = { industries: ['software'] }) =>
+    (await t.api('POST', '/icps', { body: { name: 'Fit', definition } })).body;
 
   test('POST /icps answers 201 with the ICP; GET lists it (bare array) and reads it back', async () => {
-    const r = await t.api('POST', '/icps', { body: { name: 'EU SaaS', definition: { industries: ['software'], employee_range: { min: 10, max: 1000 } } } });
+    const r = await t.api('POST', '/icps', {
+      body: { name: 'EU SaaS', definition: { industries: ['software'], employee_range: { min: 10, max: 1000 } } },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ name: 'EU SaaS', definition: { industries: ['software'], employee_range: { min: 10, max: 1000 } } });
     expect(r.body.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -76,11 +79,21 @@ describe.each(DIALECTS)('ICPs, batch rows and credits over REST on %s', (dialect
     expect(r.body.preview).toMatchObject({ rows_considered: 2, partial: false, scored: 2, average_score: 50 });
     const run = await t.api('GET', `/icps/${icp.id}/score/${r.body.run_id}`);
     expect(run.status).toBe(200);
-    expect(run.body).toMatchObject({ run_id: r.body.run_id, status: 'completed', rows_total: 2, rows_done: 2, scored: 2, average_score: 50, error_message: null });
+    expect(run.body).toMatchObject({
+      run_id: r.body.run_id,
+      status: 'completed',
+      rows_total: 2,
+      rows_done: 2,
+      scored: 2,
+      average_score: 50,
+      error_message: null,
+    });
     expect(run.body.top).toEqual(r.body.preview.top);
     expect(run.body.column.col_id).toBe(r.body.column.col_id);
     expect(r.body.column).toMatchObject({ name: 'Fit', tool_id: 'icp_score', config: { icp_id: icp.id, definition: icp.definition } });
-    const added = await t.api('POST', `/projects/${pid}/rows`, { body: { company: { Name: 'Initech', Industry: 'software', Employees: 9, Country: 'Germany' } } });
+    const added = await t.api('POST', `/projects/${pid}/rows`, {
+      body: { company: { Name: 'Initech', Industry: 'software', Employees: 9, Country: 'Germany' } },
+    });
     await t.api('POST', `/projects/${pid}/columns/run`, { body: { col_ids: [r.body.column.col_id] } });
     const deadline = Date.now() + 10_000;
     let cell: any;
@@ -90,7 +103,10 @@ describe.each(DIALECTS)('ICPs, batch rows and credits over REST on %s', (dialect
       await Bun.sleep(25);
     } while (Date.now() < deadline);
     expect(cell).toEqual({ name: 'Fit', value: 63, status: 'completed', is_loading: false }); // software (25) of 40
-    const sorted = await t.api('GET', `/projects/${pid}/rows?sort_rules=${encodeURIComponent(JSON.stringify([{ col_id: r.body.column.col_id, direction: 'desc', sort_as_number: true }]))}`);
+    const sorted = await t.api(
+      'GET',
+      `/projects/${pid}/rows?sort_rules=${encodeURIComponent(JSON.stringify([{ col_id: r.body.column.col_id, direction: 'desc', sort_as_number: true }]))}`,
+    );
     expect(sorted.body.rows.map((row: any) => row.company.Fit.value)).toEqual([100, 63, 0]);
     // Scoring again into the same column refreshes it.
     expect((await t.api('POST', `/icps/${icp.id}/score`, { body: { project_id: pid, col_name: 'Fit' } })).body.preview.scored).toBe(3);
@@ -143,12 +159,24 @@ describe.each(DIALECTS)('ICPs, batch rows and credits over REST on %s', (dialect
   test('a score run whose project was deleted ends failed, saying so', async () => {
     const icp = await newIcp();
     const { storage } = t.service.kernel;
-    const other = (await t.api('POST', '/projects', { body: { builder_id: 'csv_import_builder', form_data: { csv_text: CSV } } })).body.project_id;
+    const other = (await t.api('POST', '/projects', { body: { builder_id: 'csv_import_builder', form_data: { csv_text: CSV } } })).body
+      .project_id;
     await waitForBuilder(t, other);
     const project = (await storage.projects.get(t.workspaceId, other))!;
     const run = await storage.icpScoreRuns.create({
-      id: crypto.randomUUID(), workspaceId: t.workspaceId, icpId: icp.id, projectPk: project.pk, projectId: other, colNo: null,
-      definition: icp.definition, status: 'queued', rowsTotal: 2, rowsDone: 0, afterSeq: 0, tally: { scored: 0, sum: 0, top: [] }, error: null,
+      id: crypto.randomUUID(),
+      workspaceId: t.workspaceId,
+      icpId: icp.id,
+      projectPk: project.pk,
+      projectId: other,
+      colNo: null,
+      definition: icp.definition,
+      status: 'queued',
+      rowsTotal: 2,
+      rowsDone: 0,
+      afterSeq: 0,
+      tally: { scored: 0, sum: 0, top: [] },
+      error: null,
     });
     expect((await t.api('DELETE', `/projects/${other}`)).status).toBe(200);
     await resumeUnfinishedWork(t.service.kernel);
@@ -169,12 +197,24 @@ describe.each(DIALECTS)('ICPs, batch rows and credits over REST on %s', (dialect
   test('POST rows/batch adds every row (201) or, when one is bad, none (403 naming its index)', async () => {
     const before = (await t.api('GET', `/projects/${pid}`)).body.row_count;
     const ok = await t.api('POST', `/projects/${pid}/rows/batch`, {
-      body: { rows: [{ Name: 'A', Industry: null, Employees: 1, Country: null }, { Name: 'B', Industry: null, Employees: 2, Country: null }] },
+      body: {
+        rows: [
+          { Name: 'A', Industry: null, Employees: 1, Country: null },
+          { Name: 'B', Industry: null, Employees: 2, Country: null },
+        ],
+      },
     });
     expect(ok.status).toBe(201);
     expect(ok.body.created).toBe(2);
     expect((await t.api('GET', `/projects/${pid}/rows/${ok.body.row_ids[1]}`)).body.company.Name.value).toBe('B');
-    const bad = await t.api('POST', `/projects/${pid}/rows/batch`, { body: { rows: [{ Name: 'C', Industry: null, Employees: 3, Country: null }, { Name: 'D', Fit: 5, Industry: null, Employees: 4, Country: null }] } });
+    const bad = await t.api('POST', `/projects/${pid}/rows/batch`, {
+      body: {
+        rows: [
+          { Name: 'C', Industry: null, Employees: 3, Country: null },
+          { Name: 'D', Fit: 5, Industry: null, Employees: 4, Country: null },
+        ],
+      },
+    });
     expect(bad.status).toBe(403);
     expect(bad.body.detail.row_index).toBe(1);
     expect(bad.body.detail.message).toStartWith('rows[1]:');
@@ -194,7 +234,8 @@ describe.each(DIALECTS)('ICPs, batch rows and credits over REST on %s', (dialect
 test('POST rows/batch respects the plan’s rows per project, all or none', async () => {
   const t = await startTestService('sqlite', { PLANS_JSON: JSON.stringify({ pro: { maxRowsPerProject: 3 } }) });
   try {
-    const pid = (await t.api('POST', '/projects', { body: { builder_id: 'manual_list_builder', form_data: { companies: 'Acme' } } })).body.project_id;
+    const pid = (await t.api('POST', '/projects', { body: { builder_id: 'manual_list_builder', form_data: { companies: 'Acme' } } })).body
+      .project_id;
     await waitForBuilder(t, pid);
     const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ Name: `R${i}`, Domain: null }));
     const over = await t.api('POST', `/projects/${pid}/rows/batch`, { body: { rows: rows(3) } });

@@ -12,7 +12,14 @@ describe('METRICS_TOKEN', () => {
   afterAll(() => t.stop());
 
   test('/metrics answers only the bearer token when one is set', async () => {
-    for (const authorization of [undefined, 'Bearer wrong', 'Bearer scrape-token-12', 'Bearer scrape-token-1234', 'scrape-token-123', 'Basic scrape-token-123']) {
+    for (const authorization of [
+      undefined,
+      'Bearer wrong',
+      'Bearer scrape-token-12',
+      'Bearer scrape-token-1234',
+      'scrape-token-123',
+      'Basic scrape-token-123',
+    ]) {
       const res = await fetch(metrics, { headers: authorization ? { authorization } : {} });
       expect([authorization, res.status]).toEqual([authorization, 401]);
       expect(res.headers.get('www-authenticate')).toContain('Bearer');

@@ -15,7 +15,10 @@ describe.each(DIALECTS)('plans, quotas, rate limits and idempotency on %s', (dia
   });
   afterAll(() => t.stop());
   const as = (key: string) => ({ headers: { 'service-api-key': key } });
-  const scoped = (key: string): TestService => ({ ...t, api: (m, p, init) => t.api(m, p, { ...init, headers: { 'service-api-key': key, ...init?.headers } }) });
+  const scoped = (key: string): TestService => ({
+    ...t,
+    api: (m, p, init) => t.api(m, p, { ...init, headers: { 'service-api-key': key, ...init?.headers } }),
+  });
 
   test('a custom plan grants its monthly credits once, on the first call of the month', async () => {
     const ws = await t.newWorkspace('team', 0);
@@ -28,9 +31,15 @@ describe.each(DIALECTS)('plans, quotas, rate limits and idempotency on %s', (dia
   test('the project quota answers 403 quota_exceeded and creates nothing', async () => {
     const ws = await t.newWorkspace('team');
     for (let i = 0; i < 2; i++) {
-      expect((await t.api('POST', '/projects', { ...as(ws.key), body: { builder_id: 'manual_list_builder', form_data: { companies: 'x' } } })).status).toBe(201);
+      expect(
+        (await t.api('POST', '/projects', { ...as(ws.key), body: { builder_id: 'manual_list_builder', form_data: { companies: 'x' } } }))
+          .status,
+      ).toBe(201);
     }
-    const r = await t.api('POST', '/projects', { ...as(ws.key), body: { builder_id: 'manual_list_builder', form_data: { companies: 'x' } } });
+    const r = await t.api('POST', '/projects', {
+      ...as(ws.key),
+      body: { builder_id: 'manual_list_builder', form_data: { companies: 'x' } },
+    });
     expect(r.status).toBe(403);
     expect(r.body.detail).toMatchObject({ code: 'quota_exceeded', quota: 'projects', limit: 2 });
     expect((await t.api('GET', '/projects', as(ws.key))).body.total).toBe(2);
@@ -38,13 +47,19 @@ describe.each(DIALECTS)('plans, quotas, rate limits and idempotency on %s', (dia
 
   test('the rows-per-project quota stops a builder at the limit and refuses further rows', async () => {
     const ws = await t.newWorkspace('team');
-    const r = await t.api('POST', '/projects', { ...as(ws.key), body: { builder_id: 'manual_list_builder', form_data: { companies: 'a\nb\nc\nd\ne' } } });
+    const r = await t.api('POST', '/projects', {
+      ...as(ws.key),
+      body: { builder_id: 'manual_list_builder', form_data: { companies: 'a\nb\nc\nd\ne' } },
+    });
     const p = await waitForBuilder(scoped(ws.key), r.body.project_id);
     expect(p.row_count).toBe(3);
     expect(p.builder_status.type).toBe('completed');
     // Not silently: the list had 5 lines.
     expect(p.builder_status.warning).toStartWith('stopped at 3 rows: the team plan holds at most 3 rows per project');
-    const add = await t.api('POST', `/projects/${r.body.project_id}/rows`, { ...as(ws.key), body: { company: { Name: 'f', Domain: null } } });
+    const add = await t.api('POST', `/projects/${r.body.project_id}/rows`, {
+      ...as(ws.key),
+      body: { company: { Name: 'f', Domain: null } },
+    });
     expect(add.status).toBe(403);
     expect(add.body.detail).toMatchObject({ code: 'quota_exceeded', quota: 'rows_per_project', limit: 3 });
   });
@@ -98,11 +113,17 @@ describe.each(DIALECTS)('plans, quotas, rate limits and idempotency on %s', (dia
 
   test('adding a row with an Idempotency-Key twice adds it once', async () => {
     const ws = await t.newWorkspace('pro', 100);
-    const p = await t.api('POST', '/projects', { ...as(ws.key), body: { builder_id: 'manual_list_builder', form_data: { companies: 'a' } } });
+    const p = await t.api('POST', '/projects', {
+      ...as(ws.key),
+      body: { builder_id: 'manual_list_builder', form_data: { companies: 'a' } },
+    });
     await waitForBuilder(scoped(ws.key), p.body.project_id);
     const headers = { 'service-api-key': ws.key, 'idempotency-key': 'row-1' };
     const body = { company: { Name: 'Once', Domain: null } };
-    const [a, b] = await Promise.all([t.api('POST', `/projects/${p.body.project_id}/rows`, { headers, body }), t.api('POST', `/projects/${p.body.project_id}/rows`, { headers, body })]);
+    const [a, b] = await Promise.all([
+      t.api('POST', `/projects/${p.body.project_id}/rows`, { headers, body }),
+      t.api('POST', `/projects/${p.body.project_id}/rows`, { headers, body }),
+    ]);
     expect(a.body.row_id).toBe(b.body.row_id);
     expect((await t.api('GET', `/projects/${p.body.project_id}/rows`, as(ws.key))).body.total_rows).toBe(2);
   });

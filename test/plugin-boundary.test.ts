@@ -20,7 +20,11 @@ function filesUnder(dir: string): string[] {
 /** Every module specifier a source imports or re-exports, statically or dynamically. */
 function specifiers(source: string): string[] {
   const out: string[] = [];
-  const patterns = [/\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g, /\b(?:import|require)\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g];
+  const patterns = [
+    /\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+    /\b(?:import|require)\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g,
+  ];
   for (const re of patterns) for (const m of source.matchAll(re)) out.push(m[1] as string);
   return out;
 }
@@ -79,7 +83,8 @@ describe('plugins reach the host only through the SDK', () => {
 
   test('the check catches a plugin reaching into core/ or adapters/', () => {
     const file = join(PLUGINS, 'tools/example/index.ts');
-    const source = "import { x } from '../../../core/errors.ts';\nexport { y } from '../../../adapters/queue/in-process.ts';\nconst z = await import('../other/index.ts');";
+    const source =
+      "import { x } from '../../../core/errors.ts';\nexport { y } from '../../../adapters/queue/in-process.ts';\nconst z = await import('../other/index.ts');";
     expect(specifiers(source).map((s) => importProblem(file, s) !== null)).toEqual([true, true, true]);
     expect(importProblem(file, '../_shared/map-limit.ts')).toBeNull();
     expect(importProblem(file, '../../_providers/apollo/apollo-client.ts')).toBeNull();

@@ -22,7 +22,8 @@ test('ctx.env answers only the variables a plugin declares: never DATABASE_URL, 
     await t.api('POST', `/projects/${pid}/columns/run`, { body: { col_ids: [col] } });
     const rows = await settledRows(t, pid);
     expect(cellOf(rows, 'Variable', 'PROBE_TOKEN', 'Seen').value).toBe('declared-value');
-    for (const hidden of ['DATABASE_URL', 'BOOTSTRAP_API_KEY', 'PATH']) expect(cellOf(rows, 'Variable', hidden, 'Seen').value).toBe('(nothing)');
+    for (const hidden of ['DATABASE_URL', 'BOOTSTRAP_API_KEY', 'PATH'])
+      expect(cellOf(rows, 'Variable', hidden, 'Seen').value).toBe('(nothing)');
   } finally {
     delete process.env.DATABASE_URL;
   }

@@ -38,7 +38,9 @@ describe('a PLUGINS_DIR outside the repo, importing workflow-service/plugin-sdk'
     expect((await t.api('GET', '/tools')).body.map((x: any) => x.tool_id)).toContain('paid_lookup');
     expect((await t.api('GET', '/project-builders')).body.map((x: any) => x.builder_id)).toContain('slow_builder');
 
-    const built = await t.api('POST', '/projects', { body: { builder_id: 'slow_builder', form_data: { pages: 1, delay_ms: 0, cursor: false } } });
+    const built = await t.api('POST', '/projects', {
+      body: { builder_id: 'slow_builder', form_data: { pages: 1, delay_ms: 0, cursor: false } },
+    });
     expect(built.status).toBe(201);
     expect((await waitForBuilder(t, built.body.project_id)).builder_status.type).toBe('completed');
 
@@ -97,17 +99,21 @@ describe('plugins as npm packages named in PLUGINS', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('an installed package’s definitions (default export array and named exports) are in the catalogs and run', async () => {
-    t = await startTestService('sqlite', { PLUGINS: ` ${name} ` });
-    expect((await t.api('GET', '/tools')).body.map((x: any) => x.tool_id)).toContain('pkg_shout');
-    expect((await t.api('GET', '/project-builders')).body.map((x: any) => x.builder_id)).toContain('pkg_names');
-    const p = await t.api('POST', '/projects', { body: { builder_id: 'pkg_names', form_data: { names: ['Acme', 'Globex'] } } });
-    expect(p.status).toBe(201);
-    await waitForBuilder(t, p.body.project_id);
-    const col = await addColumn(t, p.body.project_id, 'Loud', 'pkg_shout', { text: '{{Name}}' });
-    const rows = await runColumns(t, p.body.project_id, [col]);
-    expect(rows.map((r) => r.company.Loud.value).sort()).toEqual(['ACME', 'GLOBEX']);
-  }, SERVICE_START_MS);
+  test(
+    'an installed package’s definitions (default export array and named exports) are in the catalogs and run',
+    async () => {
+      t = await startTestService('sqlite', { PLUGINS: ` ${name} ` });
+      expect((await t.api('GET', '/tools')).body.map((x: any) => x.tool_id)).toContain('pkg_shout');
+      expect((await t.api('GET', '/project-builders')).body.map((x: any) => x.builder_id)).toContain('pkg_names');
+      const p = await t.api('POST', '/projects', { body: { builder_id: 'pkg_names', form_data: { names: ['Acme', 'Globex'] } } });
+      expect(p.status).toBe(201);
+      await waitForBuilder(t, p.body.project_id);
+      const col = await addColumn(t, p.body.project_id, 'Loud', 'pkg_shout', { text: '{{Name}}' });
+      const rows = await runColumns(t, p.body.project_id, [col]);
+      expect(rows.map((r) => r.company.Loud.value).sort()).toEqual(['ACME', 'GLOBEX']);
+    },
+    SERVICE_START_MS,
+  );
 
   test('a package may also be named by its folder’s path', async () => {
     const registry = await loadPlugins(undefined, [join(dir, 'acme')]);
@@ -115,12 +121,20 @@ describe('plugins as npm packages named in PLUGINS', () => {
   });
 
   test('a package that is not installed stops start-up, naming it and how to install it', async () => {
-    await expect(loadPlugins(undefined, ['wfs-no-such-plugin-package'])).rejects.toThrow('PLUGINS: package "wfs-no-such-plugin-package" is not installed in');
+    await expect(loadPlugins(undefined, ['wfs-no-such-plugin-package'])).rejects.toThrow(
+      'PLUGINS: package "wfs-no-such-plugin-package" is not installed in',
+    );
   });
 
   test('a bad definition in a package stops start-up, naming the package, the export and the field', async () => {
-    const bad = writePackage(join(dir, 'bad'), 'bad', `import { Type, defineTool } from 'workflow-service/plugin-sdk';\nexport const shout = { ...${TOOL}, id: 'pkg_bad', batchSize: 0 };\n`);
-    await expect(loadPlugins(undefined, [bad])).rejects.toThrow(`plugin package ${bad} (export shout): field "batchSize" must be an integer >= 1`);
+    const bad = writePackage(
+      join(dir, 'bad'),
+      'bad',
+      `import { Type, defineTool } from 'workflow-service/plugin-sdk';\nexport const shout = { ...${TOOL}, id: 'pkg_bad', batchSize: 0 };\n`,
+    );
+    await expect(loadPlugins(undefined, [bad])).rejects.toThrow(
+      `plugin package ${bad} (export shout): field "batchSize" must be an integer >= 1`,
+    );
   });
 
   test('a package with no definition, or a default export that is not one, is refused', async () => {
@@ -131,7 +145,13 @@ describe('plugins as npm packages named in PLUGINS', () => {
   });
 
   test('a package cannot take an id already registered', async () => {
-    const dup = writePackage(join(dir, 'dup'), 'dup', `import { Type, defineTool } from 'workflow-service/plugin-sdk';\nexport default { ...${TOOL}, id: 'formula' };\n`);
-    await expect(loadPlugins(undefined, [dup])).rejects.toThrow(`plugin package ${dup} (default export): field "id" "formula" is already registered`);
+    const dup = writePackage(
+      join(dir, 'dup'),
+      'dup',
+      `import { Type, defineTool } from 'workflow-service/plugin-sdk';\nexport default { ...${TOOL}, id: 'formula' };\n`,
+    );
+    await expect(loadPlugins(undefined, [dup])).rejects.toThrow(
+      `plugin package ${dup} (default export): field "id" "formula" is already registered`,
+    );
   });
 });

@@ -23,7 +23,10 @@ const probe = defineTool({
   isValid: (value) => value !== 'invalid',
   async enrich(items, ctx) {
     if (items.some((i) => i.config.mode === 'throw')) throw new ProviderError('provider busy', 503, true);
-    return items.map((i) => ({ status: 'ok' as const, value: i.config.mode === 'env' ? `${ctx.env('PROBE_KEY')}/${ctx.env('PATH')}` : i.config.text }));
+    return items.map((i) => ({
+      status: 'ok' as const,
+      value: i.config.mode === 'env' ? `${ctx.env('PROBE_KEY')}/${ctx.env('PATH')}` : i.config.text,
+    }));
   },
 });
 
@@ -63,7 +66,10 @@ describe('runTool runs a tool over rows as a column would', () => {
   });
 
   test('tools get the real expression sandbox', async () => {
-    const rows = [{ Name: 'acme', Employees: 500 }, { Name: 'globex', Employees: 5 }];
+    const rows = [
+      { Name: 'acme', Employees: 500 },
+      { Name: 'globex', Employees: 5 },
+    ];
     expect(await runTool(formula, rows, { expression: 'Employees > 100 ? $uppercase(Name) : "small"' })).toEqual([
       { status: 'ok', value: 'ACME' },
       { status: 'ok', value: 'small' },

@@ -9,7 +9,9 @@ describe.each(DIALECTS)('projects API on %s', (dialect) => {
   beforeAll(async () => {
     t = await startTestService(dialect);
     for (const name of names) {
-      const r = await t.api('POST', '/projects', { body: { builder_id: 'manual_list_builder', form_data: { companies: 'a.example.com\nB Corp' }, name } });
+      const r = await t.api('POST', '/projects', {
+        body: { builder_id: 'manual_list_builder', form_data: { companies: 'a.example.com\nB Corp' }, name },
+      });
       expect(r.status).toBe(201);
       ids.push(r.body.project_id);
       await waitForBuilder(t, r.body.project_id);
@@ -42,7 +44,9 @@ describe.each(DIALECTS)('projects API on %s', (dialect) => {
 
     test('max_results must be an integer within the builder range', async () => {
       for (const max of [0, 501, 2.5]) {
-        const r = await t.api('POST', '/projects', { body: { builder_id: 'google_maps_search', form_data: { query: 'x', max_results: max } } });
+        const r = await t.api('POST', '/projects', {
+          body: { builder_id: 'google_maps_search', form_data: { query: 'x', max_results: max } },
+        });
         expect(r.status).toBe(400);
         expect(r.body.detail.errors[0].path).toBe('form_data.max_results');
       }
@@ -60,7 +64,10 @@ describe.each(DIALECTS)('projects API on %s', (dialect) => {
       const r = await t.api('POST', '/projects', {
         body: {
           builder_id: 'people_search_builder',
-          form_data: { filters: { person_titles: ['CTO'], include_similar_titles: true, revenue_range: { min: 1, max: 5000000 }, q_keywords: '' }, max_results: 7 },
+          form_data: {
+            filters: { person_titles: ['CTO'], include_similar_titles: true, revenue_range: { min: 1, max: 5000000 }, q_keywords: '' },
+            max_results: 7,
+          },
         },
       });
       expect(r.status).toBe(201);

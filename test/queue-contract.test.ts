@@ -138,7 +138,13 @@ describe.each(IMPLEMENTATIONS)('job queue contract: %s', (impl) => {
     expect(calls).toBe(2);
     const dead = await q.listDead(10);
     const byId = new Map(dead.map((d) => [d.id, d]));
-    expect(byId.get(id)).toMatchObject({ type: 'bad', payload: { domain: 'x' }, attempts: 1, reason: 'permanent_error', error: 'company domain "x" is not a domain' });
+    expect(byId.get(id)).toMatchObject({
+      type: 'bad',
+      payload: { domain: 'x' },
+      attempts: 1,
+      reason: 'permanent_error',
+      error: 'company domain "x" is not a domain',
+    });
     expect(byId.get(id2)).toMatchObject({ type: 'provider4xx', attempts: 1, reason: 'permanent_error', error: 'Apollo answered 401' });
     expect(byId.get(id)?.failedAt).toBeGreaterThan(0);
     expect(byId.get(id)?.worker).toBe(q.workerId);
@@ -351,7 +357,17 @@ describe.each(IMPLEMENTATIONS)('job queue contract: %s', (impl) => {
     await waitFor('all settled', () => ran === 4);
     await q.drain({ timeoutMs: 5000 });
     const s = await q.stats();
-    expect(s).toMatchObject({ workerId: q.workerId, waiting: 0, pending: 0, running: 0, delayed: 0, processed: 4, failed: 1, deadLettered: 1, dead: 1 });
+    expect(s).toMatchObject({
+      workerId: q.workerId,
+      waiting: 0,
+      pending: 0,
+      running: 0,
+      delayed: 0,
+      processed: 4,
+      failed: 1,
+      deadLettered: 1,
+      dead: 1,
+    });
     expect(s.latency.count).toBe(4);
     expect(s.latency.maxMs).toBeGreaterThanOrEqual(4);
     expect(s.latency.sumMs).toBeGreaterThanOrEqual(s.latency.maxMs);
@@ -378,7 +394,10 @@ describe.each(IMPLEMENTATIONS)('job queue contract: %s', (impl) => {
       process.stdout.write = out;
       process.stderr.write = err;
     }
-    const records = lines.flatMap((l) => l.split('\n')).filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const records = lines
+      .flatMap((l) => l.split('\n'))
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const jobLines = records.filter((r) => String(r.msg).startsWith('job ') && r.msg !== 'job consumer started');
     expect(jobLines.map((r) => r.msg)).toEqual(expect.arrayContaining(['job started', 'job failed, will retry', 'job dead-lettered']));
     for (const r of jobLines) {

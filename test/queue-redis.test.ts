@@ -16,7 +16,13 @@ import { freshPrefix, type RedisServer, startRedis } from './support/redis.ts';
 
 const ROOT = join(import.meta.dir, '..');
 const VISIBILITY_MS = 500;
-const FAST: QueueOptions = { pollIntervalMs: 20, blockMs: 200, visibilityTimeoutMs: VISIBILITY_MS, shutdownGraceMs: 2000, backoff: { baseMs: 20 } };
+const FAST: QueueOptions = {
+  pollIntervalMs: 20,
+  blockMs: 200,
+  visibilityTimeoutMs: VISIBILITY_MS,
+  shutdownGraceMs: 2000,
+  backoff: { baseMs: 20 },
+};
 
 /** A worker process: `work` jobs say `taken`/`done` on stdout; CHILD_MODE=hang never finishes, fail-once fails attempt 1. */
 const CHILD = `
@@ -51,7 +57,12 @@ class Child {
   readonly events: ChildEvent[] = [];
   readonly proc: Subprocess<'ignore', 'pipe', 'pipe'>;
   constructor(env: Record<string, string>) {
-    this.proc = spawn(['bun', '-e', CHILD], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+    this.proc = spawn(['bun', '-e', CHILD], {
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
     void this.read();
   }
   private async read(): Promise<void> {
@@ -72,9 +83,15 @@ class Child {
     return this.events.filter((e) => e.event === event).length;
   }
   async waitFor(event: ChildEvent['event'], n = 1, timeoutMs = 10_000): Promise<void> {
-    await waitFor(`${n} "${event}" from a child`, () => this.count(event) >= n, timeoutMs, async () => {
-      if (this.proc.exitCode !== null) throw new Error(`child exited ${this.proc.exitCode}: ${await new Response(this.proc.stderr).text()}`);
-    });
+    await waitFor(
+      `${n} "${event}" from a child`,
+      () => this.count(event) >= n,
+      timeoutMs,
+      async () => {
+        if (this.proc.exitCode !== null)
+          throw new Error(`child exited ${this.proc.exitCode}: ${await new Response(this.proc.stderr).text()}`);
+      },
+    );
   }
   async kill(): Promise<void> {
     this.proc.kill('SIGKILL');
@@ -86,7 +103,12 @@ class Child {
   }
 }
 
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 10_000, check?: () => Promise<void>): Promise<void> {
+async function waitFor(
+  what: string,
+  cond: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  check?: () => Promise<void>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await cond())) {
     await check?.();
@@ -198,12 +220,19 @@ describe('Redis Streams queue across processes', () => {
       // XADD and a read in q's name in one transaction: q's own blocked read never sees the entry,
       // as if the reply of its read had been lost on the way.
       const env = { id: 'lost-reply-job', type: 'work', payload: { n: 1 }, attempt: 1, enqueuedAt: Date.now() };
-      await admin.multi().call('XADD', `${prefix}:stream`, '*', 'job', JSON.stringify(env)).call('XREADGROUP', 'GROUP', 'workers', q.workerId, 'COUNT', '1', 'STREAMS', `${prefix}:stream`, '>').exec();
+      await admin
+        .multi()
+        .call('XADD', `${prefix}:stream`, '*', 'job', JSON.stringify(env))
+        .call('XREADGROUP', 'GROUP', 'workers', q.workerId, 'COUNT', '1', 'STREAMS', `${prefix}:stream`, '>')
+        .exec();
       await Bun.sleep(300);
       expect(done).toEqual([]);
       expect(await q.stats()).toMatchObject({ pending: 1, running: 0 });
       const list = String(await admin.call('CLIENT', ['LIST', 'TYPE', 'normal']));
-      const reader = list.split('\n').find((l) => l.includes(` name=${q.workerId}:read `))?.match(/^id=(\d+)/)?.[1];
+      const reader = list
+        .split('\n')
+        .find((l) => l.includes(` name=${q.workerId}:read `))
+        ?.match(/^id=(\d+)/)?.[1];
       await admin.call('CLIENT', ['KILL', 'ID', reader as string]);
     } finally {
       admin.disconnect();
@@ -265,66 +294,83 @@ describe('Redis going away mid-run', () => {
   });
 
   // A shared REDIS_URL server cannot be restarted by a test; CLIENT KILL below still runs on it.
-  test.skipIf(Boolean(process.env.REDIS_URL))('workers wait and resume after a Redis restart; every job completes once, one log line per outage', async () => {
-    const lines: string[] = [];
-    const out = process.stdout.write.bind(process.stdout);
-    const err = process.stderr.write.bind(process.stderr);
-    const capture = (chunk: unknown) => {
-      lines.push(String(chunk));
-      return true;
-    };
-    const prefix = freshPrefix('restart');
-    const done: string[] = [];
-    process.stdout.write = capture as typeof process.stdout.write;
-    process.stderr.write = capture as typeof process.stderr.write;
-    setLogLevel('info');
-    try {
-      const q = await open(prefix, { visibilityTimeoutMs: 5000 }, server.url);
-      q.consume(
-        {
-          work: async (job) => {
-            await Bun.sleep(20);
-            done.push(job.id);
+  test.skipIf(Boolean(process.env.REDIS_URL))(
+    'workers wait and resume after a Redis restart; every job completes once, one log line per outage',
+    async () => {
+      const lines: string[] = [];
+      const out = process.stdout.write.bind(process.stdout);
+      const err = process.stderr.write.bind(process.stderr);
+      const capture = (chunk: unknown) => {
+        lines.push(String(chunk));
+        return true;
+      };
+      const prefix = freshPrefix('restart');
+      const done: string[] = [];
+      process.stdout.write = capture as typeof process.stdout.write;
+      process.stderr.write = capture as typeof process.stderr.write;
+      setLogLevel('info');
+      try {
+        const q = await open(prefix, { visibilityTimeoutMs: 5000 }, server.url);
+        q.consume(
+          {
+            work: async (job) => {
+              await Bun.sleep(20);
+              done.push(job.id);
+            },
           },
-        },
-        { concurrency: 3 },
-      );
-      const ids = new Set<string>();
-      for (let n = 0; n < 30; n++) ids.add(await q.enqueue('work', { n }));
-      await waitFor('some jobs done', () => done.length >= 6, 5000);
-      const restarted = server.restart(1000);
-      await Bun.sleep(300); // Redis is down now: enqueues wait for it
-      const late = Array.from({ length: 5 }, (_, n) => q.enqueue('work', { late: n }));
-      await restarted;
-      for (const id of await Promise.all(late)) ids.add(id);
-      await waitFor('every job done', () => new Set(done).size >= ids.size, 15_000);
-      await q.drain({ timeoutMs: 5000 });
-      expect(new Set(done)).toEqual(ids);
-      expect(done.length).toBe(ids.size);
-    } finally {
-      setLogLevel('silent');
-      process.stdout.write = out;
-      process.stderr.write = err;
-    }
-    const text = lines.join('');
-    expect(text).not.toContain(password);
-    const records = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { msg: string; redis?: string });
-    expect(records.filter((r) => r.msg.startsWith('redis unavailable')).length).toBe(1);
-    expect(records.some((r) => r.msg === 'redis connection restored')).toBe(true);
-    expect(records.filter((r) => r.msg.includes('lease lost') || r.msg.includes('taken over'))).toEqual([]);
-    expect(records.find((r) => r.msg === 'job consumer started')?.redis).toContain(':***@');
-  });
+          { concurrency: 3 },
+        );
+        const ids = new Set<string>();
+        for (let n = 0; n < 30; n++) ids.add(await q.enqueue('work', { n }));
+        await waitFor('some jobs done', () => done.length >= 6, 5000);
+        const restarted = server.restart(1000);
+        await Bun.sleep(300); // Redis is down now: enqueues wait for it
+        const late = Array.from({ length: 5 }, (_, n) => q.enqueue('work', { late: n }));
+        await restarted;
+        for (const id of await Promise.all(late)) ids.add(id);
+        await waitFor('every job done', () => new Set(done).size >= ids.size, 15_000);
+        await q.drain({ timeoutMs: 5000 });
+        expect(new Set(done)).toEqual(ids);
+        expect(done.length).toBe(ids.size);
+      } finally {
+        setLogLevel('silent');
+        process.stdout.write = out;
+        process.stderr.write = err;
+      }
+      const text = lines.join('');
+      expect(text).not.toContain(password);
+      const records = text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { msg: string; redis?: string });
+      expect(records.filter((r) => r.msg.startsWith('redis unavailable')).length).toBe(1);
+      expect(records.some((r) => r.msg === 'redis connection restored')).toBe(true);
+      expect(records.filter((r) => r.msg.includes('lease lost') || r.msg.includes('taken over'))).toEqual([]);
+      expect(records.find((r) => r.msg === 'job consumer started')?.redis).toContain(':***@');
+    },
+  );
 
   test('a killed client connection (CLIENT KILL) is survived the same way', async () => {
     const prefix = freshPrefix('kill');
     const q = await open(prefix, { visibilityTimeoutMs: 5000 }, server.url);
     const done: string[] = [];
-    q.consume({ work: async (job) => void (await Bun.sleep(10), done.push(job.id)) }, { concurrency: 2 });
+    q.consume(
+      {
+        work: async (job) => {
+          await Bun.sleep(10);
+          done.push(job.id);
+        },
+      },
+      { concurrency: 2 },
+    );
     for (let n = 0; n < 20; n++) await q.enqueue('work', { n });
     await waitFor('some jobs done', () => done.length >= 4, 5000);
     const admin = new Redis(server.url);
     const list = String(await admin.call('CLIENT', ['LIST', 'TYPE', 'normal']));
-    const ours = list.split('\n').filter((l) => l.includes(` name=${q.workerId}`)).map((l) => l.match(/^id=(\d+)/)?.[1]);
+    const ours = list
+      .split('\n')
+      .filter((l) => l.includes(` name=${q.workerId}`))
+      .map((l) => l.match(/^id=(\d+)/)?.[1]);
     expect(ours.length).toBe(2);
     for (const id of ours) await admin.call('CLIENT', ['KILL', 'ID', id as string]);
     admin.disconnect();

@@ -8,7 +8,7 @@ import { DIALECTS } from './support/databases.ts';
 import { enc } from './support/test-service.ts';
 
 /**
- * Response schemas are the truth (DESIGN.md §6): a typical flow calls every operation through
+ * Response schemas are the truth (../shared/DESIGN.md §6): a typical flow calls every operation through
  * both doors, and each answer — the REST JSON and the MCP structuredContent.data — must fit its
  * operation's response schema with every object closed (no field the schema does not describe).
  */
@@ -64,7 +64,8 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
     }
   }
 
-  const csv = 'Name,Industry,Employees,Country,Nick\nAcme,software,120,France,ACM\nGlobex,retail,40000,Germany,\nInitech,software,60,France,INI\n';
+  const csv =
+    'Name,Industry,Employees,Country,Nick\nAcme,software,120,France,ACM\nGlobex,retail,40000,Germany,\nInitech,software,60,France,INI\n';
   let projectId: string;
   let mcpProjectId: string;
   let columns: any[];
@@ -87,8 +88,15 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
   });
 
   test('projects: run a builder, follow it, list and read projects', async () => {
-    projectId = (await rest('run_builder', '/projects', { builder_id: 'csv_import_builder', form_data: { csv_text: csv }, name: 'Schemas' })).project_id;
-    mcpProjectId = (await mcp('run_builder', { builder_id: 'google_maps_search', form_data_json: JSON.stringify({ query: 'cafes in Lyon', max_results: 5 }) })).project_id;
+    projectId = (
+      await rest('run_builder', '/projects', { builder_id: 'csv_import_builder', form_data: { csv_text: csv }, name: 'Schemas' })
+    ).project_id;
+    mcpProjectId = (
+      await mcp('run_builder', {
+        builder_id: 'google_maps_search',
+        form_data_json: JSON.stringify({ query: 'cafes in Lyon', max_results: 5 }),
+      })
+    ).project_id;
     // Answers while the build runs (queued or running, with progress) are checked too.
     await mcp('get_project', { project_id: mcpProjectId });
     const project = await built(projectId);
@@ -106,12 +114,24 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
     const added = await rest('add_row', `/projects/${projectId}/rows`, { company: row });
     await mcp('add_row', { project_id: projectId, company_json: JSON.stringify({ ...row, Name: 'Umbrella' }) });
     await rest('add_rows', `/projects/${projectId}/rows/batch`, { rows: [{ ...row, Name: 'Vandelay' }] });
-    await mcp('add_rows', { project_id: projectId, rows_json: JSON.stringify([{ ...row, Name: 'Soylent' }, { ...row, Name: 'Tyrell' }]) });
+    await mcp('add_rows', {
+      project_id: projectId,
+      rows_json: JSON.stringify([
+        { ...row, Name: 'Soylent' },
+        { ...row, Name: 'Tyrell' },
+      ]),
+    });
     const name = columns.find((c) => c.name === 'Name').col_id;
     const filter = [{ type: 'and', rules: [{ col_id: name, operator: 'contains', value: 'e' }] }];
     const sort = [{ col_id: name, direction: 'desc' }];
     await rest('get_project_rows', `/projects/${projectId}/rows?page_size=3&filter_groups=${enc(filter)}&sort_rules=${enc(sort)}`);
-    await mcp('get_project_rows', { project_id: projectId, page: 1, page_size: 3, filter_groups_json: JSON.stringify(filter), sort_rules_json: JSON.stringify(sort) });
+    await mcp('get_project_rows', {
+      project_id: projectId,
+      page: 1,
+      page_size: 3,
+      filter_groups_json: JSON.stringify(filter),
+      sort_rules_json: JSON.stringify(sort),
+    });
     await rest('get_row', `/projects/${projectId}/rows/${added.row_id}`);
     await mcp('get_row', { project_id: projectId, row_id: added.row_id });
   });
@@ -133,7 +153,12 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
       ]),
       max_credits_per_row: 5,
     });
-    await mcp('create_column', { project_id: projectId, name: 'Broken', tool_id: 'formula', config_json: JSON.stringify({ expression: '$number("x") + {{Name}}' }) });
+    await mcp('create_column', {
+      project_id: projectId,
+      name: 'Broken',
+      tool_id: 'formula',
+      config_json: JSON.stringify({ expression: '$number("x") + {{Name}}' }),
+    });
     await rest('run_pending_columns', `/projects/${projectId}/columns/run`, {});
     await mcp('run_pending_columns', { project_id: projectId, include_errors: true });
     const rows = await settled(projectId);
@@ -148,7 +173,15 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
 
   test('filters: save and read them back', async () => {
     const name = columns.find((c) => c.name === 'Name').col_id;
-    const groups = [{ type: 'or', rules: [{ col_id: name, operator: 'starts_with', value: 'A' }, { type: 'and', rules: [{ col_id: name, operator: 'is_not_empty' }] }] }];
+    const groups = [
+      {
+        type: 'or',
+        rules: [
+          { col_id: name, operator: 'starts_with', value: 'A' },
+          { type: 'and', rules: [{ col_id: name, operator: 'is_not_empty' }] },
+        ],
+      },
+    ];
     await rest('set_filters', `/projects/${projectId}/filters`, { filter_groups: groups });
     await rest('get_filters', `/projects/${projectId}/filters`);
     await mcp('set_filters', { project_id: projectId, filter_groups_json: JSON.stringify(groups) });

@@ -66,7 +66,11 @@ describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
   });
 
   const rule = (name: string, operator: string, value?: unknown) => ({ col_id: col[name]!.id, operator, value });
-  const sortBy = (name: string, direction: 'asc' | 'desc', number = false) => ({ col_id: col[name]!.id, direction, sort_as_number: number });
+  const sortBy = (name: string, direction: 'asc' | 'desc', number = false) => ({
+    col_id: col[name]!.id,
+    direction,
+    sort_as_number: number,
+  });
 
   function query(shape: { filter?: unknown[]; sort?: unknown[] }, offset: number, limit = 50): RowPageQuery {
     return {
@@ -123,7 +127,8 @@ describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
     expect(total).toBeGreaterThan(1_200); // deep enough for anchors
     const deep = 1_000;
     // Next pages in order, the same page again, a page between anchors, a page size that straddles them.
-    for (const offset of [deep, deep + 50, deep + 100, deep + 50, deep + 75, deep + 150, deep + 20]) await expectSame(query(shape, offset), `${name} @${offset}`);
+    for (const offset of [deep, deep + 50, deep + 100, deep + 50, deep + 75, deep + 150, deep + 20])
+      await expectSame(query(shape, offset), `${name} @${offset}`);
     await expectSame(query(shape, deep + 60, 37), `${name} @${deep + 60}/37`);
   });
 
@@ -165,10 +170,20 @@ describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
     await check('after an insert');
     const page = await cold().page(query({}, 200, 40));
     const some = page.rows.map((r) => r.seq);
-    await storage.rows.writeCells(projectPk, col.Result!.no, some.map((seq, i) => ({ seq, cell: { v: i, s: 'completed' } })));
+    await storage.rows.writeCells(
+      projectPk,
+      col.Result!.no,
+      some.map((seq, i) => ({ seq, cell: { v: i, s: 'completed' } })),
+    );
     await check('after results in a column nobody filters on');
     const { rows: first } = await cold().page(query({}, 0, 30));
-    await storage.rows.moveStatus(projectPk, col.Name!.no, ['default'], 'default', first.map((r) => r.seq));
+    await storage.rows.moveStatus(
+      projectPk,
+      col.Name!.no,
+      ['default'],
+      'default',
+      first.map((r) => r.seq),
+    );
     await check('after a status move on the filtered column');
     await storage.rows.moveStatus(projectPk, col.Result!.no, ['pending'], 'queued', some.slice(10, 30));
     await check('after a status move on a column a status filter reads');
@@ -200,7 +215,8 @@ describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
 
   test('concurrent own writes and reads end with the exact totals', async () => {
     const filtered = { filter: [{ type: 'and', rules: [rule('Name', 'contains', '2')] }], sort: [sortBy('Score', 'asc', true)] };
-    const reads = () => Promise.all([storage.rows.page(query(filtered, 0)), storage.rows.page(query(filtered, 1_000)), storage.rows.page(query({}, 1_100))]);
+    const reads = () =>
+      Promise.all([storage.rows.page(query(filtered, 0)), storage.rows.page(query(filtered, 1_000)), storage.rows.page(query({}, 1_100))]);
     await reads();
     const { rows } = await cold().page(query({}, 300, 200));
     const work: Promise<unknown>[] = [];
@@ -276,7 +292,10 @@ describe('ListingMemory', () => {
 
   test('anchors: inserts keep those of insertion order before the new rows; other changes drop them', () => {
     const m = new ListingMemory();
-    m.rememberAnchors(shape('plain', []), 1, [[1000, { keys: [], seq: 1200 }], [2000, { keys: [], seq: 2400 }]]);
+    m.rememberAnchors(shape('plain', []), 1, [
+      [1000, { keys: [], seq: 1200 }],
+      [2000, { keys: [], seq: 2400 }],
+    ]);
     m.rememberAnchors(shape('sorted', [], [3]), 1, [[1000, { keys: [[0, 5]], seq: 1200 }]]);
     const w = m.beginWrite(1, { kind: 'insert', firstSeq: 2000 });
     m.endWrite(w);

@@ -9,7 +9,9 @@ describe.each(DIALECTS)('rows API on %s', (dialect) => {
   beforeAll(async () => {
     t = await startTestService(dialect, { MAX_BODY_BYTES: '65536' });
     // Unicode column names come straight from the CSV header.
-    const r = await t.api('POST', '/projects', { body: { builder_id: 'csv_import_builder', form_data: { csv_text: 'Name,Straße,名前 🚀\nSeed,Hauptstraße 1,種\n' } } });
+    const r = await t.api('POST', '/projects', {
+      body: { builder_id: 'csv_import_builder', form_data: { csv_text: 'Name,Straße,名前 🚀\nSeed,Hauptstraße 1,種\n' } },
+    });
     projectId = r.body.project_id;
     await waitForBuilder(t, projectId);
   });
@@ -18,7 +20,7 @@ describe.each(DIALECTS)('rows API on %s', (dialect) => {
   const count = async () => (await t.api('GET', rowsPath())).body.total_rows;
 
   test('adding a row answers with its id, a message and no error detail', async () => {
-    const r = await t.api('POST', rowsPath(), { body: { company: { Name: 'Acme', 'Straße': 'Ring 2', '名前 🚀': 'アクメ' } } });
+    const r = await t.api('POST', rowsPath(), { body: { company: { Name: 'Acme', Straße: 'Ring 2', '名前 🚀': 'アクメ' } } });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({ row_id: expect.any(String), message: expect.any(String), error_detail: null });
     const row = await t.api('GET', `${rowsPath()}/${r.body.row_id}`);
@@ -28,17 +30,17 @@ describe.each(DIALECTS)('rows API on %s', (dialect) => {
       project_id: projectId,
       company: {
         Name: { name: 'Name', value: 'Acme', status: 'default', is_loading: false },
-        'Straße': { name: 'Straße', value: 'Ring 2', status: 'default', is_loading: false },
+        Straße: { name: 'Straße', value: 'Ring 2', status: 'default', is_loading: false },
         '名前 🚀': { name: '名前 🚀', value: 'アクメ', status: 'default', is_loading: false },
       },
     });
   });
 
   test('values keep their JSON type (numbers, booleans, arrays, null)', async () => {
-    const r = await t.api('POST', rowsPath(), { body: { company: { Name: 42, 'Straße': ['a', 'b'], '名前 🚀': null } } });
+    const r = await t.api('POST', rowsPath(), { body: { company: { Name: 42, Straße: ['a', 'b'], '名前 🚀': null } } });
     const row = await t.api('GET', `${rowsPath()}/${r.body.row_id}`);
     expect(row.body.company.Name.value).toBe(42);
-    expect(row.body.company['Straße'].value).toEqual(['a', 'b']);
+    expect(row.body.company.Straße.value).toEqual(['a', 'b']);
     expect(row.body.company['名前 🚀'].value).toBeNull();
   });
 
@@ -53,7 +55,7 @@ describe.each(DIALECTS)('rows API on %s', (dialect) => {
 
   test('a key that names no column is 403 with detail.message naming it', async () => {
     const before = await count();
-    const r = await t.api('POST', rowsPath(), { body: { company: { Name: 'x', 'Straße': 'y', '名前 🚀': 'z', Bogus: 1 } } });
+    const r = await t.api('POST', rowsPath(), { body: { company: { Name: 'x', Straße: 'y', '名前 🚀': 'z', Bogus: 1 } } });
     expect(r.status).toBe(403);
     expect(r.body.detail.message).toContain('"Bogus"');
     expect(await count()).toBe(before);
@@ -74,7 +76,7 @@ describe.each(DIALECTS)('rows API on %s', (dialect) => {
 
   test('a body over MAX_BODY_BYTES is 413 and writes nothing', async () => {
     const before = await count();
-    const r = await t.api('POST', rowsPath(), { body: { company: { Name: 'x'.repeat(70_000), 'Straße': '', '名前 🚀': '' } } });
+    const r = await t.api('POST', rowsPath(), { body: { company: { Name: 'x'.repeat(70_000), Straße: '', '名前 🚀': '' } } });
     expect(r.status).toBe(413);
     expect(r.body.detail).toContain('MAX_BODY_BYTES');
     expect(await count()).toBe(before);
@@ -83,7 +85,9 @@ describe.each(DIALECTS)('rows API on %s', (dialect) => {
   test('another workspace gets 404 for the project, its rows and a row, whatever the body', async () => {
     const other = await t.newWorkspace();
     const h = { 'service-api-key': other.key };
-    expect((await t.api('POST', rowsPath(), { headers: h, body: { company: { Name: 'x', 'Straße': 'y', '名前 🚀': 'z' } } })).status).toBe(404);
+    expect((await t.api('POST', rowsPath(), { headers: h, body: { company: { Name: 'x', Straße: 'y', '名前 🚀': 'z' } } })).status).toBe(
+      404,
+    );
     expect((await t.api('POST', rowsPath(), { headers: h, body: { nonsense: true } })).status).toBe(404);
     expect((await t.api('GET', rowsPath(), { headers: h })).status).toBe(404);
     expect((await t.api('GET', `${rowsPath()}?filter_groups=[bad`, { headers: h })).status).toBe(404);
@@ -104,7 +108,9 @@ describe.each(DIALECTS)('rows API on %s', (dialect) => {
   test('many rows added at once each get their own id and values (concurrent inserts are written together)', async () => {
     const before = await count();
     const answers = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => t.api('POST', rowsPath(), { body: { company: { Name: `Burst ${i}`, 'Straße': `s${i}`, '名前 🚀': null } } })),
+      Array.from({ length: 40 }, (_, i) =>
+        t.api('POST', rowsPath(), { body: { company: { Name: `Burst ${i}`, Straße: `s${i}`, '名前 🚀': null } } }),
+      ),
     );
     expect(answers.every((a) => a.status === 201)).toBe(true);
     const ids = answers.map((a) => a.body.row_id);
@@ -113,7 +119,7 @@ describe.each(DIALECTS)('rows API on %s', (dialect) => {
     for (const i of [0, 17, 39]) {
       const row = await t.api('GET', `${rowsPath()}/${ids[i]}`);
       expect(row.body.company.Name.value).toBe(`Burst ${i}`);
-      expect(row.body.company['Straße'].value).toBe(`s${i}`);
+      expect(row.body.company.Straße.value).toBe(`s${i}`);
     }
   });
 
@@ -124,13 +130,15 @@ describe.each(DIALECTS)('rows API on %s', (dialect) => {
     const total = async () => (await t.api('GET', q)).body.total_rows;
     expect(await total()).toBe(0);
     expect(await total()).toBe(0); // asked twice: the second answer may come from the cached count
-    const added = await t.api('POST', rowsPath(), { body: { company: { Name: 'Zeta One', 'Straße': '', '名前 🚀': '' } } });
+    const added = await t.api('POST', rowsPath(), { body: { company: { Name: 'Zeta One', Straße: '', '名前 🚀': '' } } });
     expect(await total()).toBe(1);
-    await t.api('POST', rowsPath(), { body: { company: { Name: 'zeta two', 'Straße': '', '名前 🚀': '' } } });
+    await t.api('POST', rowsPath(), { body: { company: { Name: 'zeta two', Straße: '', '名前 🚀': '' } } });
     expect(await total()).toBe(2);
     await t.api('DELETE', rowsPath(), { body: { row_ids: [added.body.row_id] } });
     expect(await total()).toBe(1);
-    const tool = await t.api('POST', `/projects/${projectId}/columns`, { body: { name: 'Shout', tool_id: 'formula', config: { expression: '$uppercase(Name)' } } });
+    const tool = await t.api('POST', `/projects/${projectId}/columns`, {
+      body: { name: 'Shout', tool_id: 'formula', config: { expression: '$uppercase(Name)' } },
+    });
     const shout = enc([{ type: 'and', rules: [{ col_id: tool.body.col_id, operator: 'eq', value: 'ZETA TWO' }] }]);
     expect((await t.api('GET', `${rowsPath()}?filter_groups=${shout}`)).body.total_rows).toBe(0);
     await t.api('POST', `/projects/${projectId}/columns/run`, { body: { col_ids: [tool.body.col_id] } });

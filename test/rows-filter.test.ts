@@ -3,7 +3,7 @@ import { DIALECTS } from './support/databases.ts';
 import { enc, startTestService, type TestService, waitForBuilder } from './support/test-service.ts';
 
 /**
- * Filtering and sorting rows over real HTTP (DESIGN.md §3). Rows are named by their `Label`
+ * Filtering and sorting rows over real HTTP (../shared/DESIGN.md §3). Rows are named by their `Label`
  * cell, so every assertion lists exactly which rows match, in the order the API returns them.
  */
 
@@ -107,7 +107,11 @@ describe.each(DIALECTS)('filtering and sorting rows on %s', (dialect) => {
   /** Labels of every row matching one rule. */
   const matching = (col_id: string, operator: string, value?: unknown, extra: Partial<Rule> = {}): Promise<string[]> =>
     where(and({ col_id, operator, ...(value === undefined ? {} : { value }), ...extra }));
-  const rule = (col_id: string, operator: string, value?: unknown): Rule => ({ col_id, operator, ...(value === undefined ? {} : { value }) });
+  const rule = (col_id: string, operator: string, value?: unknown): Rule => ({
+    col_id,
+    operator,
+    ...(value === undefined ? {} : { value }),
+  });
   const except = (...out: string[]): string[] => ALL.filter((l) => !out.includes(l));
 
   beforeAll(async () => {
@@ -462,12 +466,16 @@ describe.each(DIALECTS)('filtering and sorting rows on %s', (dialect) => {
       expect(labels(body)).toEqual(['r1', 'r4', 'r3', 'r8']);
       expect(body.total_rows).toBe(7);
       expect(body.total_pages).toBe(2);
-      expect(labels(await list(t, p, {
-        filter: [and(rule(Score, 'is_not_empty'))],
-        sort: [{ col_id: Score, direction: 'desc', sort_as_number: true }],
-        page: 2,
-        page_size: 4,
-      }))).toEqual(['r2', 'r5', 'r6']);
+      expect(
+        labels(
+          await list(t, p, {
+            filter: [and(rule(Score, 'is_not_empty'))],
+            sort: [{ col_id: Score, direction: 'desc', sort_as_number: true }],
+            page: 2,
+            page_size: 4,
+          }),
+        ),
+      ).toEqual(['r2', 'r5', 'r6']);
     });
 
     test('a filter on one column with a sort on another', async () => {
@@ -556,7 +564,7 @@ describe.each(DIALECTS)('filtering and sorting rows on %s', (dialect) => {
       expect(detail.message).toContain('unknown column "Name"');
     });
 
-    test('another project\'s column id', async () => {
+    test("another project's column id", async () => {
       const other = await csvProject(t, ['Name'], [['x']]);
       const detail = await bad({ filter: [and(rule(other.col.Name as string, 'eq', 'x'))] });
       expect(paths(detail)).toEqual(['filter_groups[0].rules[0].col_id']);
@@ -720,18 +728,23 @@ describe.each(DIALECTS)('sorting rows on %s', (dialect) => {
   let Employees: string;
   let City: string;
 
-  const sorted = async (sort: unknown, extra: Omit<ListQuery, 'sort'> = {}): Promise<string[]> => labels(await list(t, p, { sort, ...extra }));
+  const sorted = async (sort: unknown, extra: Omit<ListQuery, 'sort'> = {}): Promise<string[]> =>
+    labels(await list(t, p, { sort, ...extra }));
 
   beforeAll(async () => {
     t = await startTestService(dialect);
-    p = await csvProject(t, ['Label', 'Company', 'Employees', 'City'], [
-      ['s1', 'beta', '9', 'Berlin'],
-      ['s2', 'Alpha', '10', ''],
-      ['s3', 'gamma', '', 'Austin'],
-      ['s4', 'alpha', '100', 'berlin'],
-      ['s5', '', '2.5', 'Austin'],
-      ['s6', 'Delta', '10', 'Berlin'],
-    ]);
+    p = await csvProject(
+      t,
+      ['Label', 'Company', 'Employees', 'City'],
+      [
+        ['s1', 'beta', '9', 'Berlin'],
+        ['s2', 'Alpha', '10', ''],
+        ['s3', 'gamma', '', 'Austin'],
+        ['s4', 'alpha', '100', 'berlin'],
+        ['s5', '', '2.5', 'Austin'],
+        ['s6', 'Delta', '10', 'Berlin'],
+      ],
+    );
     ({ Company, Employees, City } = p.col as { Company: string; Employees: string; City: string });
   });
   afterAll(() => t.stop());
@@ -793,7 +806,11 @@ describe.each(DIALECTS)('sorting rows on %s', (dialect) => {
       expect(body.total_pages).toBe(3);
       pages.push(labels(body));
     }
-    expect(pages).toEqual([['s5', 's1'], ['s2', 's6'], ['s4', 's3']]);
+    expect(pages).toEqual([
+      ['s5', 's1'],
+      ['s2', 's6'],
+      ['s4', 's3'],
+    ]);
   });
 
   test('a filter then a sort', async () => {
@@ -810,12 +827,16 @@ describe.each(DIALECTS)('sorting rows on %s', (dialect) => {
   // filesort of the whole column on MariaDB (≈1 ms → ≈120 ms for 100k rows); see the report.
   test.todo('long texts that share their first 255 characters sort by their whole text', async () => {
     const prefix = 'p'.repeat(255);
-    const q = await csvProject(t, ['Label', 'Bio'], [
-      ['L1', `${prefix}b tail`],
-      ['L2', `${prefix}A tail`],
-      ['L3', 'short'],
-      ['L4', prefix],
-    ]);
+    const q = await csvProject(
+      t,
+      ['Label', 'Bio'],
+      [
+        ['L1', `${prefix}b tail`],
+        ['L2', `${prefix}A tail`],
+        ['L3', 'short'],
+        ['L4', prefix],
+      ],
+    );
     const bio = q.col.Bio as string;
     expect(labels(await list(t, q, { sort: [{ col_id: bio, direction: 'asc' }] }))).toEqual(['L4', 'L2', 'L1', 'L3']);
     expect(labels(await list(t, q, { sort: [{ col_id: bio, direction: 'desc' }] }))).toEqual(['L3', 'L1', 'L2', 'L4']);
@@ -840,13 +861,17 @@ describe.each(DIALECTS)('text edge cases on %s', (dialect) => {
 
   beforeAll(async () => {
     t = await startTestService(dialect);
-    p = await csvProject(t, ['Label', 'Name'], [
-      ['e1', 'Acme'],
-      ['e2', 'Acme '],
-      ['e3', 'Zu\u0308rich AG'],
-      ['e4', 'ΠΡΟΣΦΟΡΑ Α.Ε.'],
-      ['e5', 'Caf\u00e9 M\u00fcller'],
-    ]);
+    p = await csvProject(
+      t,
+      ['Label', 'Name'],
+      [
+        ['e1', 'Acme'],
+        ['e2', 'Acme '],
+        ['e3', 'Zu\u0308rich AG'],
+        ['e4', 'ΠΡΟΣΦΟΡΑ Α.Ε.'],
+        ['e5', 'Caf\u00e9 M\u00fcller'],
+      ],
+    );
     Name = p.col.Name as string;
   });
   afterAll(() => t.stop());

@@ -40,7 +40,10 @@ describe.each(DIALECTS)('size limits on %s', (dialect) => {
     expect(await rowCount(wide)).toBe(1);
     expect((await t.api('POST', `/projects/${wide}/rows`, { body: { company: full } })).status).toBe(201);
     const before = await rowCount();
-    const inf = await t.api('POST', `/projects/${pid}/rows`, { rawBody: '{"company":{"Name":"Inf","Notes":1e309,"Extra":null}}', headers: { 'content-type': 'application/json' } });
+    const inf = await t.api('POST', `/projects/${pid}/rows`, {
+      rawBody: '{"company":{"Name":"Inf","Notes":1e309,"Extra":null}}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(inf.status).toBe(403);
     expect(inf.body.detail).toMatchObject({ column: 'Notes', message: expect.stringContaining('a number JSON cannot carry exactly') });
     expect(await rowCount()).toBe(before);
@@ -48,9 +51,18 @@ describe.each(DIALECTS)('size limits on %s', (dialect) => {
 
   test('MCP add_row and add_rows refuse an oversized value the same way', async () => {
     const client = await t.client();
-    const one = await call(client, 'add_row', { project_id: pid, company_json: JSON.stringify({ Name: 'Big', Notes: big(CELL), Extra: null }) });
+    const one = await call(client, 'add_row', {
+      project_id: pid,
+      company_json: JSON.stringify({ Name: 'Big', Notes: big(CELL), Extra: null }),
+    });
     expect(one).toMatchObject({ ok: false, status_code: 403, detail: { column: 'Notes' } });
-    const many = await call(client, 'add_rows', { project_id: pid, rows_json: JSON.stringify([{ Name: 'a', Notes: null, Extra: null }, { Name: 'b', Notes: null, Extra: big(CELL) }]) });
+    const many = await call(client, 'add_rows', {
+      project_id: pid,
+      rows_json: JSON.stringify([
+        { Name: 'a', Notes: null, Extra: null },
+        { Name: 'b', Notes: null, Extra: big(CELL) },
+      ]),
+    });
     expect(many).toMatchObject({ ok: false, status_code: 403, detail: { row_index: 1, column: 'Extra' } });
     expect(await rowCount()).toBe(2);
   });
@@ -76,16 +88,30 @@ describe.each(DIALECTS)('size limits on %s', (dialect) => {
     const rows = await settledRows(t, project);
     api.stop(true);
     restore();
-    expect(cellOf(rows, 'Name', 'Acme', 'Echo')).toMatchObject({ status: 'error', value: null, error: expect.stringMatching(/^the result holds 300,\d{3} bytes, over the 262,144-byte limit of a cell/) });
-    expect(cellOf(rows, 'Name', 'Acme', 'Padded')).toMatchObject({ status: 'error', value: null, error: expect.stringContaining('over the 262144-byte limit of a cell') });
+    expect(cellOf(rows, 'Name', 'Acme', 'Echo')).toMatchObject({
+      status: 'error',
+      value: null,
+      error: expect.stringMatching(/^the result holds 300,\d{3} bytes, over the 262,144-byte limit of a cell/),
+    });
+    expect(cellOf(rows, 'Name', 'Acme', 'Padded')).toMatchObject({
+      status: 'error',
+      value: null,
+      error: expect.stringContaining('over the 262144-byte limit of a cell'),
+    });
   });
 
   test('a column config over 64 kB is 422 (settings, not data), on both databases alike', async () => {
-    const r = await t.api('POST', `/projects/${pid}/columns`, { body: { name: 'Huge', tool_id: 'http_api', config: { url: 'https://api.example.com', body: big(70_000) } } });
+    const r = await t.api('POST', `/projects/${pid}/columns`, {
+      body: { name: 'Huge', tool_id: 'http_api', config: { url: 'https://api.example.com', body: big(70_000) } },
+    });
     expect(r.status).toBe(422);
-    expect(r.body.detail.errors).toEqual([{ path: 'config', message: expect.stringMatching(/^is 70,\d{3} bytes; a column's config holds at most 65,536$/) }]);
+    expect(r.body.detail.errors).toEqual([
+      { path: 'config', message: expect.stringMatching(/^is 70,\d{3} bytes; a column's config holds at most 65,536$/) },
+    ]);
     // Under the bound, a large config is stored alike on SQLite and MariaDB (no 64 kB TEXT cap).
-    const ok = await t.api('POST', `/projects/${pid}/columns`, { body: { name: 'Large', tool_id: 'http_api', config: { url: 'https://api.example.com', body: big(65_000) } } });
+    const ok = await t.api('POST', `/projects/${pid}/columns`, {
+      body: { name: 'Large', tool_id: 'http_api', config: { url: 'https://api.example.com', body: big(65_000) } },
+    });
     expect(ok.status).toBe(201);
     expect((await t.api('GET', `/projects/${pid}/columns`)).body.find((c: any) => c.name === 'Large').config.body).toHaveLength(65_000);
   });

@@ -42,14 +42,22 @@ describe.each(DIALECTS)('tenant expressions cannot stop the service, on %s', (di
     const ranges = await addColumn(t, pid, 'Ranges', 'formula', { expression: HUGE_RANGES });
     const mapped = await addColumn(t, pid, 'Mapped', 'formula', { expression: BIG_MAP });
     const t0 = performance.now();
-    const run = t.api('POST', `/projects/${pid}/columns/run`, { body: { col_ids: [endless, ranges, mapped] } }).then(() => settledRows(t, pid, 30_000));
+    const run = t
+      .api('POST', `/projects/${pid}/columns/run`, { body: { col_ids: [endless, ranges, mapped] } })
+      .then(() => settledRows(t, pid, 30_000));
     const slowest = await slowestListingWhile(t, pid, run);
     const rows = await run;
     const seconds = (performance.now() - t0) / 1000;
     for (const name of ['Acme', 'Globex', 'Initech']) {
       expect(cellOf(rows, 'Name', name, 'Endless')).toMatchObject({ status: 'error', value: null, error: 'expression ran over 1 s' });
-      expect(cellOf(rows, 'Name', name, 'Ranges')).toMatchObject({ status: 'error', error: 'expression built a sequence of more than 100,000 items' });
-      expect(cellOf(rows, 'Name', name, 'Mapped')).toMatchObject({ status: 'error', error: 'expression built a sequence of more than 100,000 items' });
+      expect(cellOf(rows, 'Name', name, 'Ranges')).toMatchObject({
+        status: 'error',
+        error: 'expression built a sequence of more than 100,000 items',
+      });
+      expect(cellOf(rows, 'Name', name, 'Mapped')).toMatchObject({
+        status: 'error',
+        error: 'expression built a sequence of more than 100,000 items',
+      });
     }
     expect(seconds).toBeLessThan(15);
     expect(slowest).toBeLessThan(100);
@@ -71,7 +79,11 @@ describe.each(DIALECTS)('tenant expressions cannot stop the service, on %s', (di
     const run = await t.api('POST', `/projects/${pid}/columns/run`, { body: { col_ids: [r.body.col_id] } });
     expect(run.status).toBe(200);
     const rows = await settledRows(t, pid, 20_000);
-    expect(cellOf(rows, 'Name', 'Acme', 'Guarded')).toMatchObject({ status: 'skipped', value: null, error: 'run condition failed: expression ran over 1 s' });
+    expect(cellOf(rows, 'Name', 'Acme', 'Guarded')).toMatchObject({
+      status: 'skipped',
+      value: null,
+      error: 'run condition failed: expression ran over 1 s',
+    });
   }, 60_000);
 
   test('an http_api extract that never ends fails its row, not the worker', async () => {
@@ -86,7 +98,12 @@ describe.each(DIALECTS)('tenant expressions cannot stop the service, on %s', (di
 
 /** Starts a real process and answers when its output contains `ready`. */
 async function spawnUntil(cmd: string[], env: Record<string, string>, ready: string) {
-  const proc = Bun.spawn(cmd, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdout: 'pipe', stderr: 'pipe' });
+  const proc = Bun.spawn(cmd, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   const reader = proc.stdout.getReader();
   let out = '';
   const deadline = Date.now() + 20_000;
@@ -104,54 +121,59 @@ async function spawnUntil(cmd: string[], env: Record<string, string>, ready: str
 }
 
 describe.each(DIALECTS)('SIGTERM stops a process busy with an endless formula, on %s', (dialect) => {
-  test(
-    dialect === 'sqlite' ? '`bun run start` (in-process workers) exits 0' : '`bun run worker` (Redis Streams) exits 0',
-    async () => {
-      const cwd = mkdtempSync(join(tmpdir(), 'wfs-sigterm-'));
-      const port = await freePort();
-      const env = {
-        DATABASE_URL: await freshDatabaseUrl(dialect),
-        ...(await queueEnv(dialect)),
-        PORT: String(port),
-        BOOTSTRAP_API_KEY: 'sigterm-test-key',
-        PROVIDER_MODE: 'sandbox',
-        JOB_SHUTDOWN_GRACE_MS: '1000',
-        LOG_LEVEL: 'info',
-        // The separate worker is the one to stop on MariaDB: the API runs no jobs.
-        ...(dialect === 'sqlite' ? {} : { WORKERS: '0' }),
+  test(dialect === 'sqlite' ? '`bun run start` (in-process workers) exits 0' : '`bun run worker` (Redis Streams) exits 0', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'wfs-sigterm-'));
+    const port = await freePort();
+    const env = {
+      DATABASE_URL: await freshDatabaseUrl(dialect),
+      ...(await queueEnv(dialect)),
+      PORT: String(port),
+      BOOTSTRAP_API_KEY: 'sigterm-test-key',
+      PROVIDER_MODE: 'sandbox',
+      JOB_SHUTDOWN_GRACE_MS: '1000',
+      LOG_LEVEL: 'info',
+      // The separate worker is the one to stop on MariaDB: the API runs no jobs.
+      ...(dialect === 'sqlite' ? {} : { WORKERS: '0' }),
+    };
+    const api = await spawnUntil(['bun', 'core/main.ts'], env, 'REST API listening');
+    const worker = dialect === 'sqlite' ? api : await spawnUntil(['bun', 'core/worker.ts'], env, 'worker started');
+    try {
+      const base = `http://127.0.0.1:${port}/api/enterprise`;
+      const call = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(base + path, {
+          method,
+          headers: { 'service-api-key': 'sigterm-test-key', 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: res.status, body: (await res.json()) as any };
       };
-      const api = await spawnUntil(['bun', 'core/main.ts'], env, 'REST API listening');
-      const worker = dialect === 'sqlite' ? api : await spawnUntil(['bun', 'core/worker.ts'], env, 'worker started');
-      try {
-        const base = `http://127.0.0.1:${port}/api/enterprise`;
-        const call = async (method: string, path: string, body?: unknown) => {
-          const res = await fetch(base + path, { method, headers: { 'service-api-key': 'sigterm-test-key', 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-          return { status: res.status, body: (await res.json()) as any };
-        };
-        const csv = `Name\n${Array.from({ length: 40 }, (_, i) => `Row ${i}`).join('\n')}`;
-        const { body: created } = await call('POST', '/projects', { builder_id: 'csv_import_builder', form_data: { csv_text: csv } });
-        for (let i = 0; i < 200 && (await call('GET', `/projects/${created.project_id}`)).body.builder_status.type !== 'completed'; i++) await Bun.sleep(50);
-        const col = await call('POST', `/projects/${created.project_id}/columns`, { name: 'Endless', tool_id: 'formula', config: { expression: ENDLESS } });
-        expect(col.status).toBe(201);
-        await call('POST', `/projects/${created.project_id}/columns/run`, {});
-        // Wait until the formula is being evaluated, then ask the process to stop.
-        let busy = false;
-        for (let i = 0; i < 200 && !busy; i++) {
-          const rows = await call('GET', `/projects/${created.project_id}/rows?page_size=100`);
-          busy = rows.body.rows.some((r: any) => r.company.Endless.status === 'running');
-          if (!busy) await Bun.sleep(50);
-        }
-        expect(busy).toBe(true);
-        const t0 = performance.now();
-        worker.kill('SIGTERM');
-        expect(await worker.exited).toBe(0);
-        expect(performance.now() - t0).toBeLessThan(8_000);
-      } finally {
-        api.kill('SIGKILL');
-        worker.kill('SIGKILL');
-        rmSync(cwd, { recursive: true, force: true });
+      const csv = `Name\n${Array.from({ length: 40 }, (_, i) => `Row ${i}`).join('\n')}`;
+      const { body: created } = await call('POST', '/projects', { builder_id: 'csv_import_builder', form_data: { csv_text: csv } });
+      for (let i = 0; i < 200 && (await call('GET', `/projects/${created.project_id}`)).body.builder_status.type !== 'completed'; i++)
+        await Bun.sleep(50);
+      const col = await call('POST', `/projects/${created.project_id}/columns`, {
+        name: 'Endless',
+        tool_id: 'formula',
+        config: { expression: ENDLESS },
+      });
+      expect(col.status).toBe(201);
+      await call('POST', `/projects/${created.project_id}/columns/run`, {});
+      // Wait until the formula is being evaluated, then ask the process to stop.
+      let busy = false;
+      for (let i = 0; i < 200 && !busy; i++) {
+        const rows = await call('GET', `/projects/${created.project_id}/rows?page_size=100`);
+        busy = rows.body.rows.some((r: any) => r.company.Endless.status === 'running');
+        if (!busy) await Bun.sleep(50);
       }
-    },
-    60_000,
-  );
+      expect(busy).toBe(true);
+      const t0 = performance.now();
+      worker.kill('SIGTERM');
+      expect(await worker.exited).toBe(0);
+      expect(performance.now() - t0).toBeLessThan(8_000);
+    } finally {
+      api.kill('SIGKILL');
+      worker.kill('SIGKILL');
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

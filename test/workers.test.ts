@@ -111,10 +111,14 @@ async function csvProject(n: number): Promise<string> {
 }
 
 async function settled(projectId: string, column: string): Promise<any[]> {
-  return until(`${column} to settle`, async () => {
-    const rows = await allRows(projectId);
-    return rows.every((r) => !['pending', 'queued', 'running'].includes(r.company[column].status)) && rows;
-  }, 60_000);
+  return until(
+    `${column} to settle`,
+    async () => {
+      const rows = await allRows(projectId);
+      return rows.every((r) => !['pending', 'queued', 'running'].includes(r.company[column].status)) && rows;
+    },
+    60_000,
+  );
 }
 
 async function chargesOf(columnId: string): Promise<number> {
@@ -125,7 +129,11 @@ async function chargesOf(columnId: string): Promise<number> {
 test('a worker killed in the middle of an enrichment batch: every cell filled once, charged once', async () => {
   spawnWorker();
   const pid = await csvProject(200);
-  const col = await call('POST', `/projects/${pid}/columns`, { name: 'Upper', tool_id: 'slow_tool', config: { text: '{{Name}}', delay_ms: 150 } });
+  const col = await call('POST', `/projects/${pid}/columns`, {
+    name: 'Upper',
+    tool_id: 'slow_tool',
+    config: { text: '{{Name}}', delay_ms: 150 },
+  });
   await call('POST', `/projects/${pid}/columns/run`, {});
   await until('a few cells', async () => (await allRows(pid)).filter((r) => r.company.Upper.status === 'completed').length >= 20);
   for (const w of workers) w.kill('SIGKILL');
@@ -140,17 +148,25 @@ test('two workers on one stream share the work, and each cell is done once', asy
   const a = spawnWorker();
   const b = spawnWorker();
   const pid = await csvProject(600);
-  const col = await call('POST', `/projects/${pid}/columns`, { name: 'Upper', tool_id: 'slow_tool', config: { text: '{{Name}}', delay_ms: 30 } });
+  const col = await call('POST', `/projects/${pid}/columns`, {
+    name: 'Upper',
+    tool_id: 'slow_tool',
+    config: { text: '{{Name}}', delay_ms: 30 },
+  });
   await call('POST', `/projects/${pid}/columns/run`, {});
   await settled(pid, 'Upper');
   expect(await chargesOf(col.col_id)).toBe(600);
   // Each worker publishes its counters; both did part of the work.
-  const board = await until('both workers to report work', async () => {
-    const all = await api.kernel.statsBoard.all();
-    return all.filter((s) => s.processed > 0).length >= 2 && all;
-  }, 15_000);
+  const board = await until(
+    'both workers to report work',
+    async () => {
+      const all = await api.kernel.statsBoard.all();
+      return all.filter((s) => s.processed > 0).length >= 2 && all;
+    },
+    15_000,
+  );
   expect(board.filter((s) => s.processed > 0).length).toBeGreaterThanOrEqual(2);
-  const metrics = await (await fetch(api.restUrl?.replace(/\/api\/enterprise$/, '') + '/metrics')).text();
+  const metrics = await (await fetch(`${api.restUrl?.replace(/\/api\/enterprise$/, '')}/metrics`)).text();
   expect(metrics).toContain('wfs_queue_waiting_jobs');
   expect(metrics.match(/wfs_jobs_processed_total\{worker="[^"]+"\} [1-9]/g)?.length).toBeGreaterThanOrEqual(2);
   a.kill('SIGKILL');
@@ -159,7 +175,10 @@ test('two workers on one stream share the work, and each cell is done once', asy
 
 test('SIGTERM: the worker stops taking jobs, finishes the running one and exits 0', async () => {
   for (const w of workers) w.kill('SIGKILL');
-  const { project_id } = await call('POST', '/projects', { builder_id: 'slow_builder', form_data: { pages: 20, delay_ms: 30, cursor: true } });
+  const { project_id } = await call('POST', '/projects', {
+    builder_id: 'slow_builder',
+    form_data: { pages: 20, delay_ms: 30, cursor: true },
+  });
   const w = spawnWorker();
   await until('the run to start', async () => (await call('GET', `/projects/${project_id}`)).row_count > 0);
   w.kill('SIGTERM');

@@ -200,7 +200,14 @@ function parseEnvelope(json: string | undefined): Envelope | undefined {
   try {
     const v = JSON.parse(json) as Partial<Envelope>;
     if (typeof v.id !== 'string' || typeof v.type !== 'string' || typeof v.attempt !== 'number') return undefined;
-    return { id: v.id, type: v.type, payload: v.payload ?? null, attempt: v.attempt, enqueuedAt: Number(v.enqueuedAt) || 0, lastError: v.lastError };
+    return {
+      id: v.id,
+      type: v.type,
+      payload: v.payload ?? null,
+      attempt: v.attempt,
+      enqueuedAt: Number(v.enqueuedAt) || 0,
+      lastError: v.lastError,
+    };
   } catch {
     return undefined;
   }
@@ -328,7 +335,11 @@ export class RedisStreamsQueue implements JobQueue {
     }
     if (this.down || this.closing) return;
     this.down = true;
-    log.warn('redis unavailable; jobs wait until it is back', { worker: this.workerId, redis: safeUrl(this.url), error: (e as Error)?.message });
+    log.warn('redis unavailable; jobs wait until it is back', {
+      worker: this.workerId,
+      redis: safeUrl(this.url),
+      error: (e as Error)?.message,
+    });
   }
 
   private async ensureGroup(): Promise<void> {
@@ -406,7 +417,16 @@ export class RedisStreamsQueue implements JobQueue {
         }
         const block = Math.max(1, Math.min(this.blockMs, nextReclaimAt - Date.now()));
         const reply = (await (this.reader as Redis).call('XREADGROUP', [
-          'GROUP', GROUP, this.workerId, 'COUNT', this.free, 'BLOCK', block, 'STREAMS', this.keys.stream, '>',
+          'GROUP',
+          GROUP,
+          this.workerId,
+          'COUNT',
+          this.free,
+          'BLOCK',
+          block,
+          'STREAMS',
+          this.keys.stream,
+          '>',
         ])) as [string, StreamEntry[]][] | null;
         for (const [, entries] of reply ?? []) for (const [id, fields] of entries) this.start(id, fields, 1);
         errorDelay = 100;
@@ -428,15 +448,21 @@ export class RedisStreamsQueue implements JobQueue {
   /** Takes over entries idle longer than the visibility timeout (their consumer died or stalled). */
   private async reclaim(): Promise<number> {
     await this.sweepConsumers();
-    const [cursor, entries] = (await claim.run(this.cmd, [this.keys.stream], [GROUP, this.workerId, this.visibilityMs, this.claimCursor, this.free])) as [
-      string,
-      [string, string[], number][],
-    ];
+    const [cursor, entries] = (await claim.run(
+      this.cmd,
+      [this.keys.stream],
+      [GROUP, this.workerId, this.visibilityMs, this.claimCursor, this.free],
+    )) as [string, [string, string[], number][]];
     this.claimCursor = cursor;
     let started = 0;
     for (const [id, fields, deliveries] of entries) {
       if (this.running.has(id)) continue; // our own entry, whose lease lapsed while we were busy
-      log.info('job taken over from a stalled worker', { worker: this.workerId, entry: id, job_id: parseEnvelope(field(fields, 'job'))?.id, deliveries });
+      log.info('job taken over from a stalled worker', {
+        worker: this.workerId,
+        entry: id,
+        job_id: parseEnvelope(field(fields, 'job'))?.id,
+        deliveries,
+      });
       this.start(id, fields, Number(deliveries));
       started++;
     }
@@ -445,7 +471,11 @@ export class RedisStreamsQueue implements JobQueue {
 
   /** Starts entries pending in our name that are not running here (their delivery reply was lost). */
   private async recoverOwn(): Promise<number> {
-    const entries = (await ownPending.run(this.cmd, [this.keys.stream], [GROUP, this.workerId, this.running.size + 100])) as [string, string[], number][];
+    const entries = (await ownPending.run(this.cmd, [this.keys.stream], [GROUP, this.workerId, this.running.size + 100])) as [
+      string,
+      string[],
+      number,
+    ][];
     let started = 0;
     let missed = 0;
     for (const [id, fields, deliveries] of entries) {
@@ -454,7 +484,12 @@ export class RedisStreamsQueue implements JobQueue {
         missed++;
         continue;
       }
-      log.info('job recovered after a lost reply', { worker: this.workerId, entry: id, job_id: parseEnvelope(field(fields, 'job'))?.id, deliveries });
+      log.info('job recovered after a lost reply', {
+        worker: this.workerId,
+        entry: id,
+        job_id: parseEnvelope(field(fields, 'job'))?.id,
+        deliveries,
+      });
       this.start(id, fields, Number(deliveries));
       started++;
     }
@@ -495,7 +530,9 @@ export class RedisStreamsQueue implements JobQueue {
       return;
     }
     log.debug('job started', { ...this.fields(run), entry: entryId });
-    void runAttempt(this.handlers, run.job, { workerId: this.workerId, controller: run.controller }, this.policy).then((outcome) => this.finish(run, outcome));
+    void runAttempt(this.handlers, run.job, { workerId: this.workerId, controller: run.controller }, this.policy).then((outcome) =>
+      this.finish(run, outcome),
+    );
   }
 
   private track(entryId: string, env: Envelope, attempt: number): Running {
@@ -556,7 +593,11 @@ export class RedisStreamsQueue implements JobQueue {
           result = await settleRetry.run(this.cmd, [stream, delayed], [...base, outcome.delayMs, JSON.stringify(next)]);
           if (result === 1) this.schedulePromote(outcome.delayMs);
         } else {
-          result = await settleDead.run(this.cmd, [stream, dead], [...base, this.deadMaxLength, ...this.deadFields(run, outcome.reason, outcome.error)]);
+          result = await settleDead.run(
+            this.cmd,
+            [stream, dead],
+            [...base, this.deadMaxLength, ...this.deadFields(run, outcome.reason, outcome.error)],
+          );
         }
         if (result === 1 || (result === 0 && (retried || this.cmdGeneration !== generation))) return 'settled';
         return 'lost';
@@ -574,14 +615,22 @@ export class RedisStreamsQueue implements JobQueue {
     const { job, env } = run;
     const stored: Envelope = { ...env, attempt: job.attempt, lastError: error };
     return [
-      'id', job.id,
-      'type', job.type,
-      'reason', reason,
-      'error', error,
-      'attempts', String(job.attempt),
-      'failed_at', String(Date.now()),
-      'worker', this.workerId,
-      'job', JSON.stringify(stored),
+      'id',
+      job.id,
+      'type',
+      job.type,
+      'reason',
+      reason,
+      'error',
+      error,
+      'attempts',
+      String(job.attempt),
+      'failed_at',
+      String(Date.now()),
+      'worker',
+      this.workerId,
+      'job',
+      JSON.stringify(stored),
     ];
   }
 
@@ -638,7 +687,10 @@ export class RedisStreamsQueue implements JobQueue {
     let next = this.pollMs;
     try {
       const batch = 100;
-      const [moved, wait] = (await promote.run(this.cmd, [this.keys.delayed, this.keys.stream], [this.maxLength, batch])) as [number, number];
+      const [moved, wait] = (await promote.run(this.cmd, [this.keys.delayed, this.keys.stream], [this.maxLength, batch])) as [
+        number,
+        number,
+      ];
       if (moved === batch) next = 0;
       else if (wait >= 0) next = wait;
     } catch (e) {
@@ -712,7 +764,11 @@ export class RedisStreamsQueue implements JobQueue {
   }
 
   async stats(): Promise<QueueStats> {
-    const [length, pending, delayed, dead] = (await stats.run(this.cmd, [this.keys.stream, this.keys.delayed, this.keys.dead], [GROUP])) as number[];
+    const [length, pending, delayed, dead] = (await stats.run(
+      this.cmd,
+      [this.keys.stream, this.keys.delayed, this.keys.dead],
+      [GROUP],
+    )) as number[];
     const c = this.counters;
     return {
       workerId: this.workerId,

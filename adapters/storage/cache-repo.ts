@@ -23,6 +23,8 @@ export class SqlEnrichmentCache implements EnrichmentCache {
     const expires_at = Date.now() + ttlMs;
     const values = entries.map((e) => ({ cache_key: e.key, value: JSON.stringify(e.value), expires_at }));
     const q = this.database.db.insertInto('enrichment_cache').values(values);
-    await this.database.dialect.upsert(q, ['cache_key'], (inserted) => ({ value: inserted('value'), expires_at: inserted('expires_at') })).execute();
+    await this.database.dialect
+      .upsert(q, ['cache_key'], (inserted) => ({ value: inserted('value'), expires_at: inserted('expires_at') }))
+      .execute();
   }
 }

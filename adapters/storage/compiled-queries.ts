@@ -12,12 +12,18 @@ export function chunks<T>(items: T[], size: number): T[][] {
  * value, which was most of the CPU of small, frequent inserts (32 concurrent single-row POSTs
  * coalesce into one insert of 32 rows × every column). Same `?` placeholders on both dialects.
  */
-export async function insertMany<T extends object>(db: Kysely<any>, table: string, columns: readonly (keyof T & string)[], rows: T[]): Promise<void> {
+export async function insertMany<T extends object>(
+  // biome-ignore lint/suspicious/noExplicitAny: a statement written by hand, for any table of any schema
+  db: Kysely<any>,
+  table: string,
+  columns: readonly (keyof T & string)[],
+  rows: T[],
+): Promise<void> {
   if (rows.length === 0) return;
   const tuple = `(${columns.map(() => '?').join(', ')})`;
   const params: unknown[] = [];
   for (const row of rows) for (const c of columns) params.push(row[c] ?? null);
-  const text = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${new Array(rows.length).fill(tuple).join(", ")}`;
+  const text = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${new Array(rows.length).fill(tuple).join(', ')}`;
   // Not CompiledQuery.raw: it freezes the parameter array, which costs more than building it.
   const query: CompiledQuery = { sql: text, query: RawNode.createWithSql(text), parameters: params, queryId: createQueryId() };
   await db.executeQuery(query);
@@ -25,6 +31,7 @@ export async function insertMany<T extends object>(db: Kysely<any>, table: strin
 
 /** A hot query compiled once: its SQL text, and where each call's values go among its parameters. */
 export interface ReusableQuery<R> {
+  // biome-ignore lint/suspicious/noExplicitAny: runs on whichever connection or transaction the caller holds
   run(db: Kysely<any>, values: Record<string, unknown>): Promise<R[]>;
 }
 
@@ -33,7 +40,11 @@ export interface ReusableQuery<R> {
  * substitutes the call's values. For queries on every request (API key lookup), where building
  * the query tree costs more than running it.
  */
-export function reusableQuery<R>(db: Kysely<any>, names: string[], build: (value: (name: string) => any) => { compile(): CompiledQuery<R> }): ReusableQuery<R> {
+export function reusableQuery<R>(
+  names: string[],
+  // biome-ignore lint/suspicious/noExplicitAny: a marker value stands where the query expects any column's type
+  build: (value: (name: string) => any) => { compile(): CompiledQuery<R> },
+): ReusableQuery<R> {
   const marker = (name: string) => `\u0000${name}\u0000`;
   const compiled = build(marker).compile();
   const slots = compiled.parameters.map((p) => {
@@ -41,7 +52,8 @@ export function reusableQuery<R>(db: Kysely<any>, names: string[], build: (value
     return name === undefined ? { fixed: p, name: undefined } : { name };
   });
   for (const n of names) {
-    if (!slots.some((s) => s.name === n) || compiled.sql.includes(marker(n))) throw new Error(`reusableQuery: "${n}" must be a bound parameter of the query`);
+    if (!slots.some((s) => s.name === n) || compiled.sql.includes(marker(n)))
+      throw new Error(`reusableQuery: "${n}" must be a bound parameter of the query`);
   }
   return {
     async run(target, values) {

@@ -23,7 +23,6 @@ class Abort extends Error {
   }
 }
 
-
 function ledgerValues(workspaceId: string, kind: LedgerKind, amount: number, ref: LedgerRef & { idemKey?: string | null }) {
   return {
     workspace_id: workspaceId,
@@ -68,7 +67,10 @@ export class SqlCreditRepo implements CreditRepo {
     if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`a grant is a positive safe integer, got ${amount}`);
     try {
       await this.db.transaction().execute(async (trx) => {
-        await trx.insertInto('credit_ledger').values(ledgerValues(workspaceId, 'grant', amount, ref)).execute();
+        await trx
+          .insertInto('credit_ledger')
+          .values(ledgerValues(workspaceId, 'grant', amount, ref))
+          .execute();
         await this.addToBalance(trx, workspaceId, amount);
         // Read back under the row lock the upsert holds (no lock taken before the write, so concurrent
         // first grants of a workspace never deadlock); past the limit, the transaction is undone.
@@ -89,7 +91,10 @@ export class SqlCreditRepo implements CreditRepo {
         const before = await this.lockedBalance(trx, workspaceId);
         if (before + delta < 0) throw new Abort('insufficient', before);
         if (before + delta > MAX_BALANCE) throw new Abort('overflow', before);
-        await trx.insertInto('credit_ledger').values(ledgerValues(workspaceId, 'adjust', delta, ref)).execute();
+        await trx
+          .insertInto('credit_ledger')
+          .values(ledgerValues(workspaceId, 'adjust', delta, ref))
+          .execute();
         await this.addToBalance(trx, workspaceId, delta);
         return before + delta;
       });
@@ -100,11 +105,19 @@ export class SqlCreditRepo implements CreditRepo {
     }
   }
 
-  async debit(workspaceId: string, kind: 'reserve' | 'charge', amount: number, ref: LedgerRef & { idemKey?: string }): Promise<'ok' | 'insufficient' | 'duplicate'> {
+  async debit(
+    workspaceId: string,
+    kind: 'reserve' | 'charge',
+    amount: number,
+    ref: LedgerRef & { idemKey?: string },
+  ): Promise<'ok' | 'insufficient' | 'duplicate'> {
     try {
       await this.db.transaction().execute(async (trx) => {
         if ((await this.lockedBalance(trx, workspaceId)) < amount) throw new Abort('insufficient');
-        await trx.insertInto('credit_ledger').values(ledgerValues(workspaceId, kind, -amount, ref)).execute();
+        await trx
+          .insertInto('credit_ledger')
+          .values(ledgerValues(workspaceId, kind, -amount, ref))
+          .execute();
         await this.addToBalance(trx, workspaceId, -amount);
       });
       return 'ok';
@@ -143,7 +156,10 @@ export class SqlCreditRepo implements CreditRepo {
     if (amount <= 0) return;
     try {
       await this.db.transaction().execute(async (trx) => {
-        await trx.insertInto('credit_ledger').values(ledgerValues(workspaceId, 'refund', amount, ref)).execute();
+        await trx
+          .insertInto('credit_ledger')
+          .values(ledgerValues(workspaceId, 'refund', amount, ref))
+          .execute();
         await this.addToBalance(trx, workspaceId, amount);
       });
     } catch (e) {
@@ -184,7 +200,13 @@ export class SqlCreditRepo implements CreditRepo {
   }
 
   async entries(workspaceId: string, limit: number): Promise<LedgerEntry[]> {
-    const rows = await this.db.selectFrom('credit_ledger').selectAll().where('workspace_id', '=', workspaceId).orderBy('id', 'desc').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('credit_ledger')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
     return rows.map((r) => ({
       id: Number(r.id),
       workspaceId: r.workspace_id,

@@ -107,5 +107,6 @@ export interface SchemaTypes {
    * Lets existing `text` columns hold 16 MB where the database caps TEXT lower, keeping whether
    * each may be NULL; a no-op where TEXT has no such cap.
    */
+  // biome-ignore lint/suspicious/noExplicitAny: migrations run on the schema as it was, not as Tables says
   widenText(db: Kysely<any>, columnsByTable: Record<string, string[]>): Promise<void>;
 }

@@ -41,7 +41,13 @@ export class SqlIcpRepo implements IcpRepo {
   }
 
   async list(workspaceId: string): Promise<IcpRecord[]> {
-    const rows = await this.db.selectFrom('icps').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('icps')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map(toIcp);
   }
 

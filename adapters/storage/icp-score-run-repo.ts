@@ -54,7 +54,12 @@ export class SqlIcpScoreRunRepo implements IcpScoreRunRepo {
   }
 
   async get(workspaceId: string, id: string): Promise<IcpScoreRunRecord | undefined> {
-    const r = await this.db.selectFrom('icp_score_runs').selectAll().where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('icp_score_runs')
+      .selectAll()
+      .where('id', '=', id)
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirst();
     return r && toRun(r);
   }
 

@@ -4,7 +4,6 @@ import type { Database } from './database.ts';
 /** Answers are kept 24 hours; an older record is replaced by the next request with its key. */
 const TTL_MS = 24 * 60 * 60 * 1000;
 
-
 export class SqlIdempotencyRepo implements IdempotencyRepo {
   constructor(private readonly database: Database) {}
 
@@ -17,7 +16,15 @@ export class SqlIdempotencyRepo implements IdempotencyRepo {
       try {
         await this.db
           .insertInto('idempotency_keys')
-          .values({ workspace_id: workspaceId, idem_key: key, operation, request_hash: requestHash, status: null, response: null, created_at: Date.now() })
+          .values({
+            workspace_id: workspaceId,
+            idem_key: key,
+            operation,
+            request_hash: requestHash,
+            status: null,
+            response: null,
+            created_at: Date.now(),
+          })
           .execute();
         return { state: 'claimed' };
       } catch (e) {

@@ -33,15 +33,33 @@ export function toProject(r: Selectable<ProjectTable>): Project {
   let form: { parsed: unknown } | undefined;
   Object.defineProperty(project, 'formData', {
     enumerable: true,
-    get: () => (form ??= { parsed: json(r.form_data) }).parsed,
+    get: () => {
+      form ??= { parsed: json(r.form_data) };
+      return form.parsed;
+    },
   });
   return project;
 }
 
 /** Every project field but the builder's form: listings never show it, and it can be megabytes. */
 const LISTED_FIELDS = [
-  'pk', 'id', 'workspace_id', 'creator_id', 'name', 'name_lower', 'builder_id', 'builder_status', 'builder_error',
-  'builder_progress', 'next_col_no', 'saved_filters', 'builder_checkpoint', 'execution_log', 'created_at', 'updated_at', 'deleted_at',
+  'pk',
+  'id',
+  'workspace_id',
+  'creator_id',
+  'name',
+  'name_lower',
+  'builder_id',
+  'builder_status',
+  'builder_error',
+  'builder_progress',
+  'next_col_no',
+  'saved_filters',
+  'builder_checkpoint',
+  'execution_log',
+  'created_at',
+  'updated_at',
+  'deleted_at',
 ] as const satisfies readonly (keyof ProjectTable)[];
 
 function toColumn(r: ColumnTable): Column {
@@ -146,7 +164,10 @@ export class SqlProjectRepo implements ProjectRepo {
   }
 
   async isLive(pk: number): Promise<boolean> {
-    return (await this.db.selectFrom('projects').select('pk').where('pk', '=', pk).where('deleted_at', 'is', null).executeTakeFirst()) !== undefined;
+    return (
+      (await this.db.selectFrom('projects').select('pk').where('pk', '=', pk).where('deleted_at', 'is', null).executeTakeFirst()) !==
+      undefined
+    );
   }
 
   async getByPk(pk: number): Promise<Project | undefined> {
@@ -155,7 +176,12 @@ export class SqlProjectRepo implements ProjectRepo {
   }
 
   async unfinishedBuilds(): Promise<number[]> {
-    const rows = await this.db.selectFrom('projects').select('pk').where('builder_status', 'in', ['queued', 'running']).where('deleted_at', 'is', null).execute();
+    const rows = await this.db
+      .selectFrom('projects')
+      .select('pk')
+      .where('builder_status', 'in', ['queued', 'running'])
+      .where('deleted_at', 'is', null)
+      .execute();
     return rows.map((r) => Number(r.pk));
   }
 
@@ -228,14 +254,21 @@ export class SqlProjectRepo implements ProjectRepo {
         .where('deleted_at', 'is', null)
         .execute();
       if (taken.some((c) => c.name === column.name)) {
-        throw new ServiceError('validation_error', { message: `A column named "${column.name}" already exists; choose another name`, errors: [{ path: 'name', message: 'is already used' }] });
+        throw new ServiceError('validation_error', {
+          message: `A column named "${column.name}" already exists; choose another name`,
+          errors: [{ path: 'name', message: 'is already used' }],
+        });
       }
       const colNo = Number(project.next_col_no);
       const position = taken.reduce((m, c) => Math.max(m, Number(c.position)), 0) + 1;
       const now = Date.now();
       const record = columnRecord(projectPk, colNo, column, position, now);
       await trx.insertInto('project_columns').values(record).execute();
-      await trx.updateTable('projects').set({ next_col_no: colNo + 1, updated_at: now }).where('pk', '=', projectPk).execute();
+      await trx
+        .updateTable('projects')
+        .set({ next_col_no: colNo + 1, updated_at: now })
+        .where('pk', '=', projectPk)
+        .execute();
       const status = column.type === 'tool' ? (column.cellStatus ?? 'pending') : 'default';
       await sql`INSERT INTO cell_keys (project_pk, col_no, seq, status, is_empty, num_missing, num_key, text_key, text_full)
         SELECT project_pk, ${colNo}, seq, ${status}, 1, 1, NULL, '', NULL FROM project_rows
@@ -245,7 +278,11 @@ export class SqlProjectRepo implements ProjectRepo {
   }
 
   async setSavedFilters(pk: number, filterGroups: unknown[]): Promise<void> {
-    await this.db.updateTable('projects').set({ saved_filters: JSON.stringify(filterGroups), updated_at: Date.now() }).where('pk', '=', pk).execute();
+    await this.db
+      .updateTable('projects')
+      .set({ saved_filters: JSON.stringify(filterGroups), updated_at: Date.now() })
+      .where('pk', '=', pk)
+      .execute();
   }
 
   async softDelete(pk: number): Promise<void> {
@@ -263,7 +300,9 @@ export function builderStateValues(state: BuilderRunState) {
     builder_status: state.builderStatus,
     updated_at: Date.now(),
     ...(state.builderError !== undefined ? { builder_error: state.builderError } : {}),
-    ...(state.builderProgress !== undefined ? { builder_progress: state.builderProgress ? JSON.stringify(state.builderProgress) : null } : {}),
+    ...(state.builderProgress !== undefined
+      ? { builder_progress: state.builderProgress ? JSON.stringify(state.builderProgress) : null }
+      : {}),
     ...(state.checkpoint !== undefined ? { builder_checkpoint: state.checkpoint ? JSON.stringify(state.checkpoint) : null } : {}),
     ...(state.log !== undefined ? { execution_log: JSON.stringify(state.log) } : {}),
   };

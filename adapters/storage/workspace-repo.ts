@@ -20,8 +20,24 @@ const toKey = (r: { key_id: string; id: string; prefix: string; key_hash: string
 type RowOf<Q extends { execute(): Promise<unknown[]> }> = Awaited<ReturnType<Q['execute']>>[number];
 
 const PROJECT_FIELDS = [
-  'pk', 'id', 'workspace_id', 'creator_id', 'name', 'name_lower', 'builder_id', 'form_data', 'builder_status', 'builder_error',
-  'builder_progress', 'next_col_no', 'saved_filters', 'builder_checkpoint', 'execution_log', 'created_at', 'updated_at', 'deleted_at',
+  'pk',
+  'id',
+  'workspace_id',
+  'creator_id',
+  'name',
+  'name_lower',
+  'builder_id',
+  'form_data',
+  'builder_status',
+  'builder_error',
+  'builder_progress',
+  'next_col_no',
+  'saved_filters',
+  'builder_checkpoint',
+  'execution_log',
+  'created_at',
+  'updated_at',
+  'deleted_at',
 ] as const satisfies readonly (keyof ProjectTable)[];
 
 export class SqlWorkspaceRepo implements WorkspaceRepo {
@@ -30,8 +46,8 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
   private readonly keyAndProject: ReusableQuery<RowOf<ReturnType<SqlWorkspaceRepo['keyAndProjectQuery']>>>;
 
   constructor(private readonly database: Database) {
-    this.keyOnly = reusableQuery(database.db, ['hash'], (v) => this.keyQuery(v('hash')));
-    this.keyAndProject = reusableQuery(database.db, ['hash', 'project'], (v) => this.keyAndProjectQuery(v('hash'), v('project')));
+    this.keyOnly = reusableQuery(['hash'], (v) => this.keyQuery(v('hash')));
+    this.keyAndProject = reusableQuery(['hash', 'project'], (v) => this.keyAndProjectQuery(v('hash'), v('project')));
   }
 
   private get db() {
@@ -90,7 +106,10 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
     const [r] = await this.keyAndProject.run(this.db, { hash: keyHash, project: projectId });
     if (!r) return undefined;
     const fields = r as unknown as Record<string, unknown>;
-    const project = fields.p_pk === null ? null : toProject(Object.fromEntries(PROJECT_FIELDS.map((f) => [f, fields[`p_${f}`]])) as Selectable<ProjectTable>);
+    const project =
+      fields.p_pk === null
+        ? null
+        : toProject(Object.fromEntries(PROJECT_FIELDS.map((f) => [f, fields[`p_${f}`]])) as Selectable<ProjectTable>);
     return { key: toKey(r), workspace: toWorkspace(r), project };
   }
 
@@ -112,6 +131,10 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
       .orderBy('created_at')
       .orderBy('id')
       .execute();
-    return rows.map((r) => ({ prefix: r.prefix, createdAt: Number(r.created_at), revokedAt: r.revoked_at === null ? null : Number(r.revoked_at) }));
+    return rows.map((r) => ({
+      prefix: r.prefix,
+      createdAt: Number(r.created_at),
+      revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+    }));
   }
 }

@@ -166,7 +166,9 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
       const p = plan(values.plan ?? 'pro');
       // Enough to try the README walkthrough with the new key; --credits 0 gives none.
       const credits =
-        values.credits === undefined ? DEFAULT_WORKSPACE_CREDITS : wholeNumber(values.credits, 'credits', 0, MAX_BALANCE, `a whole number of credits from 0 to ${MAX_BALANCE}`);
+        values.credits === undefined
+          ? DEFAULT_WORKSPACE_CREDITS
+          : wholeNumber(values.credits, 'credits', 0, MAX_BALANCE, `a whole number of credits from 0 to ${MAX_BALANCE}`);
       const ws = await repo.create({ name, plan: p });
       if (credits > 0) await storage.credits.grant(ws.id, credits, { note: 'workspace:create' });
       const { api_key, prefix } = await issueApiKey(repo, ws.id);
@@ -198,8 +200,13 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
       if (found) prefix = found.key.prefix;
       else if (isKeyPrefix(given)) prefix = given;
       else if (keyPrefix(given) !== given) {
-        throw new UsageError(`no key matches: ${keyPrefix(given)}_… is not a stored key (check it, or revoke by its prefix: --key ${keyPrefix(given)})`);
-      } else throw new UsageError('no key matches: pass the whole key, or its prefix (wfs_xxxxxxxx, or boot_xxxxxxxx for BOOTSTRAP_API_KEY; see key:list)');
+        throw new UsageError(
+          `no key matches: ${keyPrefix(given)}_… is not a stored key (check it, or revoke by its prefix: --key ${keyPrefix(given)})`,
+        );
+      } else
+        throw new UsageError(
+          'no key matches: pass the whole key, or its prefix (wfs_xxxxxxxx, or boot_xxxxxxxx for BOOTSTRAP_API_KEY; see key:list)',
+        );
       if (!(await repo.revokeKey(prefix))) throw new UsageError(`no live key with prefix ${prefix} (unknown, or revoked already)`);
       return { revoked: true, key_prefix: prefix };
     }

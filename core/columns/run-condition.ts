@@ -11,9 +11,10 @@ export function compileCondition(expression: string, path = 'run_condition'): vo
     jsonata(expression);
   } catch (e) {
     const err = e as { message?: string; position?: number };
-    throw validationError(`${path} is not a valid JSONata expression: ${err.message}${err.position !== undefined ? ` (at ${err.position})` : ''}`, [
-      { path, message: 'is not valid JSONata' },
-    ]);
+    throw validationError(
+      `${path} is not a valid JSONata expression: ${err.message}${err.position !== undefined ? ` (at ${err.position})` : ''}`,
+      [{ path, message: 'is not valid JSONata' }],
+    );
   }
 }
 

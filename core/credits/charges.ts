@@ -14,7 +14,13 @@ const reserveKey = (projectId: string) => `builder:${projectId}:reserve`;
 const refundKey = (projectId: string) => `builder:${projectId}:refund`;
 
 /** Reserves a builder run's credits before the project exists; 402 `insufficient_credits` otherwise. */
-export async function reserveBuilderCredits(kernel: Kernel, workspaceId: string, projectId: string, builder: AnyBuilder, target: number): Promise<number> {
+export async function reserveBuilderCredits(
+  kernel: Kernel,
+  workspaceId: string,
+  projectId: string,
+  builder: AnyBuilder,
+  target: number,
+): Promise<number> {
   const amount = builderReservation(builder, target);
   if (amount === 0) return 0;
   const answer = await kernel.storage.credits.debit(workspaceId, 'reserve', amount, {
@@ -36,7 +42,13 @@ export async function reserveBuilderCredits(kernel: Kernel, workspaceId: string,
 }
 
 /** Gives back what a finished run did not spend (idempotent: a second call changes nothing). */
-export async function settleBuilderCredits(kernel: Kernel, workspaceId: string, projectId: string, builder: AnyBuilder, rowsCreated: number): Promise<void> {
+export async function settleBuilderCredits(
+  kernel: Kernel,
+  workspaceId: string,
+  projectId: string,
+  builder: AnyBuilder,
+  rowsCreated: number,
+): Promise<void> {
   if (builder.cost.credits <= 0) return;
   const held = await kernel.storage.credits.projectNet(projectId, builder.id);
   const spent = rowsCreated * builder.cost.credits;

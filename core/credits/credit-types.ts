@@ -66,7 +66,12 @@ export interface CreditRepo {
    * Takes `amount` (kind reserve or charge) if the balance covers it. `duplicate` when an entry with
    * this idempotency key exists already (it was paid before).
    */
-  debit(workspaceId: string, kind: 'reserve' | 'charge', amount: number, ref: LedgerRef & { idemKey?: string }): Promise<'ok' | 'insufficient' | 'duplicate'>;
+  debit(
+    workspaceId: string,
+    kind: 'reserve' | 'charge',
+    amount: number,
+    ref: LedgerRef & { idemKey?: string },
+  ): Promise<'ok' | 'insufficient' | 'duplicate'>;
   /**
    * Charges `each` for as many items as the balance covers, in order; answers the idempotency keys
    * that are paid (now, or by an earlier delivery). The rest could not be paid.

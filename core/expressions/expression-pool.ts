@@ -85,7 +85,10 @@ export class ExpressionPool implements Expressions {
   stoppedThreads = 0;
 
   constructor(private readonly options: ExpressionPoolOptions) {
-    this.slots = Array.from({ length: Math.max(1, options.workers) }, () => ({ worker: undefined, progress: new Int32Array(new SharedArrayBuffer(4)) }));
+    this.slots = Array.from({ length: Math.max(1, options.workers) }, () => ({
+      worker: undefined,
+      progress: new Int32Array(new SharedArrayBuffer(4)),
+    }));
     this.limits = { timeoutMs: options.timeoutMs, depth: DEPTH, sequence: SEQUENCE, resultBytes: options.maxResultBytes };
   }
 
@@ -93,7 +96,17 @@ export class ExpressionPool implements Expressions {
     if (this.closed) return Promise.reject(new PoolClosedError('the expression pool is closed (the service is stopping)'));
     if (inputs.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      this.waiting.push({ expression, inputs, bindings, outcomes: new Array(inputs.length), cursor: 0, requeued: [], left: inputs.length, resolve, reject });
+      this.waiting.push({
+        expression,
+        inputs,
+        bindings,
+        outcomes: new Array(inputs.length),
+        cursor: 0,
+        requeued: [],
+        left: inputs.length,
+        resolve,
+        reject,
+      });
       this.pump();
     });
   }
@@ -139,7 +152,13 @@ export class ExpressionPool implements Expressions {
     const task = this.nextTask++;
     Atomics.store(slot.progress, 0, 0);
     slot.running = { call, task, from, to, received: 0, deadline: this.deadline(slot, task) };
-    const request: EvaluateRequest = { task, expression: call.expression, inputs: call.inputs.slice(from, to), bindings: call.bindings, limits: this.limits };
+    const request: EvaluateRequest = {
+      task,
+      expression: call.expression,
+      inputs: call.inputs.slice(from, to),
+      bindings: call.bindings,
+      limits: this.limits,
+    };
     worker.postMessage(request);
   }
 
@@ -165,7 +184,7 @@ export class ExpressionPool implements Expressions {
     const running = slot.running;
     if (!running || running.task !== message.task) return; // a late reply from a stopped task
     clearTimeout(running.deadline);
-    message.outcomes.forEach((outcome, i) => this.settle(running.call, running.from + message.from + i, outcome));
+    for (const [i, outcome] of message.outcomes.entries()) this.settle(running.call, running.from + message.from + i, outcome);
     running.received = message.from + message.outcomes.length;
     if (running.from + running.received >= running.to) {
       slot.running = undefined;

@@ -70,7 +70,13 @@ type Handler = (request: Request) => unknown;
  */
 export function accessLog(fn: Handler): Handler {
   return (request: Request) => {
-    const record: AccessRecord = { id: requestIdOf(request.headers.get('x-request-id')), start: performance.now(), route: null, keyPrefix: null, workspaceId: null };
+    const record: AccessRecord = {
+      id: requestIdOf(request.headers.get('x-request-id')),
+      start: performance.now(),
+      route: null,
+      keyPrefix: null,
+      workspaceId: null,
+    };
     records.set(request, record);
     const finish = (res: unknown) => {
       if (!(res instanceof Response)) return res;

@@ -49,30 +49,39 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
           info: {
             title: 'Workflow Service API',
             version: '1.0.0',
-            description: 'Projects of company rows built by builders and filled by enrichment tools. Every request carries the service-api-key header.',
+            description:
+              'Projects of company rows built by builders and filled by enrichment tools. Every request carries the service-api-key header.',
           },
           components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'service-api-key' } } },
         },
       }),
     )
-    .get(`${docs}/assets/:file`, ({ params }) => {
-      if (!/^swagger-ui(-bundle\.js|\.css)$/.test(params.file)) return new Response('Not found', { status: 404 });
-      return new Response(Bun.file(`${SWAGGER_ASSETS}/${params.file}`));
-    }, { detail: { hide: true } });
+    .get(
+      `${docs}/assets/:file`,
+      ({ params }) => {
+        if (!/^swagger-ui(-bundle\.js|\.css)$/.test(params.file)) return new Response('Not found', { status: 404 });
+        return new Response(Bun.file(`${SWAGGER_ASSETS}/${params.file}`));
+      },
+      { detail: { hide: true } },
+    );
 
   // Operators' view of the queues (Prometheus text). Outside BASE_PATH, like every scrape target.
-  app.get('/metrics', async ({ request }) => {
-    if (!metricsAllowed(metricsToken, request.headers.get('authorization'))) {
-      return Response.json(
-        { detail: 'The metrics need a token: send "Authorization: Bearer <METRICS_TOKEN>"' },
-        { status: 401, headers: { 'www-authenticate': 'Bearer realm="metrics"' } },
-      );
-    }
-    const [own, published] = await Promise.all([kernel.queue.stats(), kernel.statsBoard.all()]);
-    const workers = [...published.filter((w) => w.workerId !== own.workerId), ...(kernel.config.workers > 0 ? [own] : [])];
-    const { contentType, body } = await renderMetrics(own, workers);
-    return new Response(body, { headers: { 'content-type': contentType } });
-  }, { detail: { hide: true } });
+  app.get(
+    '/metrics',
+    async ({ request }) => {
+      if (!metricsAllowed(metricsToken, request.headers.get('authorization'))) {
+        return Response.json(
+          { detail: 'The metrics need a token: send "Authorization: Bearer <METRICS_TOKEN>"' },
+          { status: 401, headers: { 'www-authenticate': 'Bearer realm="metrics"' } },
+        );
+      }
+      const [own, published] = await Promise.all([kernel.queue.stats(), kernel.statsBoard.all()]);
+      const workers = [...published.filter((w) => w.workerId !== own.workerId), ...(kernel.config.workers > 0 ? [own] : [])];
+      const { contentType, body } = await renderMetrics(own, workers);
+      return new Response(body, { headers: { 'content-type': contentType } });
+    },
+    { detail: { hide: true } },
+  );
 
   for (const op of ops) {
     const route = routePath(basePath, op.path);
@@ -90,7 +99,10 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
         }
         const length = Number(request.headers.get('content-length') ?? 0);
         if (length > maxBodyBytes) {
-          return errorResponse(new ServiceError('payload_too_large', `The body is ${length} bytes; the limit is ${maxBodyBytes} (MAX_BODY_BYTES)`), requestId);
+          return errorResponse(
+            new ServiceError('payload_too_large', `The body is ${length} bytes; the limit is ${maxBodyBytes} (MAX_BODY_BYTES)`),
+            requestId,
+          );
         }
         const pathParams = params as Record<string, string>;
         const outcome = await runCall(kernel, {
@@ -112,7 +124,7 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
   }
 
   return app.onError(({ code, error, request }) => {
-    if (code === 'NOT_FOUND') return Response.json({ detail: 'No such endpoint; see the API docs at ' + docs }, { status: 404 });
+    if (code === 'NOT_FOUND') return Response.json({ detail: `No such endpoint; see the API docs at ${docs}` }, { status: 404 });
     return errorResponse(error, accessRecord(request)?.id ?? newId());
   });
 }

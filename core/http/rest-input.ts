@@ -13,7 +13,11 @@ import type { AnyOperation } from '../operations/operation.ts';
 /** The query parameters of an operation that carry URL-encoded JSON. */
 export function jsonQueryNames(op: AnyOperation): Set<string> {
   const properties = (op.query?.properties ?? {}) as Record<string, TSchema>;
-  return new Set(Object.entries(properties).filter(([, prop]) => isJsonQueryParam(prop)).map(([name]) => name));
+  return new Set(
+    Object.entries(properties)
+      .filter(([, prop]) => isJsonQueryParam(prop))
+      .map(([name]) => name),
+  );
 }
 
 function parseJsonQuery(op: AnyOperation, name: string, text: string): unknown {
@@ -22,7 +26,10 @@ function parseJsonQuery(op: AnyOperation, name: string, text: string): unknown {
   } catch (e) {
     throw new ServiceError(
       'validation_error',
-      { message: `${name} is not valid JSON (${(e as Error).message}); send a URL-encoded JSON array`, errors: [{ path: name, message: 'is not valid JSON' }] },
+      {
+        message: `${name} is not valid JSON (${(e as Error).message}); send a URL-encoded JSON array`,
+        errors: [{ path: name, message: 'is not valid JSON' }],
+      },
       { status: op.invalidStatus ?? 422 },
     );
   }
@@ -49,12 +56,20 @@ export async function readJson(request: Request, op: AnyOperation, maxBytes: num
   }
   return () => {
     if (text.trim() === '') {
-      throw new ServiceError('validation_error', { message: 'The request body is empty; send a JSON object' }, { status: op.invalidStatus ?? 422 });
+      throw new ServiceError(
+        'validation_error',
+        { message: 'The request body is empty; send a JSON object' },
+        { status: op.invalidStatus ?? 422 },
+      );
     }
     try {
       return JSON.parse(text);
     } catch (e) {
-      throw new ServiceError('validation_error', { message: `The request body is not valid JSON (${(e as Error).message})` }, { status: op.invalidStatus ?? 422 });
+      throw new ServiceError(
+        'validation_error',
+        { message: `The request body is not valid JSON (${(e as Error).message})` },
+        { status: op.invalidStatus ?? 422 },
+      );
     }
   };
 }

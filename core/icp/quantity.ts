@@ -3,7 +3,18 @@
  * "$12.5M", "2 billion", "10k+", "51-200", "1-5M". A range stands for its midpoint, so one number
  * can be compared with the ICP's min/max. Anything without a number is `null`.
  */
-const SCALE: Record<string, number> = { k: 1e3, thousand: 1e3, m: 1e6, mm: 1e6, million: 1e6, b: 1e9, bn: 1e9, billion: 1e9, t: 1e12, trillion: 1e12 };
+const SCALE: Record<string, number> = {
+  k: 1e3,
+  thousand: 1e3,
+  m: 1e6,
+  mm: 1e6,
+  million: 1e6,
+  b: 1e9,
+  bn: 1e9,
+  billion: 1e9,
+  t: 1e12,
+  trillion: 1e12,
+};
 
 const AMOUNT = /(\d+(?:\.\d+)?)\s*(k|thousand|mm|million|m|bn|billion|b|trillion|t)?\b/g;
 const RANGE = /\d\s*[a-z]*\s*(-|–|to)\s*\$?\s*\d/;

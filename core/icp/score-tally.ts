@@ -28,7 +28,12 @@ export const averageScore = (t: ScoreTally): number | null => (t.scored ? Math.r
  * Scores a page of rows into the tally (kept to the best TOP_MATCHES, ties in row order) and
  * answers the cells to write into a score column. `columns` are the columns scoring may read.
  */
-export function scoreRowsInto(tally: ScoreTally, definition: IcpDefinition, columns: Column[], rows: StoredRow[]): { seq: number; cell: Cell }[] {
+export function scoreRowsInto(
+  tally: ScoreTally,
+  definition: IcpDefinition,
+  columns: Column[],
+  rows: StoredRow[],
+): { seq: number; cell: Cell }[] {
   const cells: { seq: number; cell: Cell }[] = [];
   for (const row of rows) {
     const { score, reasons } = scoreRow(definition, rowValues(columns, row));

@@ -44,7 +44,10 @@ function cellsFor(row: Record<string, unknown>, columns: string[]): [string, unk
 function findTerm(haystack: string, terms: string[]): string | undefined {
   const lower = haystack.toLowerCase();
   return terms.find((t) => {
-    const escaped = t.trim().toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const escaped = t
+      .trim()
+      .toLowerCase()
+      .replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     return escaped !== '' && new RegExp(`(^|[^\\p{L}\\p{N}])${escaped}($|[^\\p{L}\\p{N}])`, 'u').test(lower);
   });
 }
@@ -60,7 +63,11 @@ function termCriterion(criterion: IcpCriterion, terms: string[], row: Record<str
   return { criterion, met: false, reason: `${shown} matches none of ${terms.map((t) => `"${t}"`).join(', ')}` };
 }
 
-function rangeCriterion(criterion: IcpCriterion, range: { min?: number; max?: number }, row: Record<string, unknown>): Omit<CriterionResult, 'weight'> {
+function rangeCriterion(
+  criterion: IcpCriterion,
+  range: { min?: number; max?: number },
+  row: Record<string, unknown>,
+): Omit<CriterionResult, 'weight'> {
   const bounds = `${range.min ?? '…'}–${range.max ?? '…'}`;
   for (const [name, v] of cellsFor(row, CRITERIA[criterion].columns)) {
     const n = parseQuantity(v);

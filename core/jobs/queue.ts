@@ -54,7 +54,8 @@ export class JobError extends Error {
 /** A failure that no retry can fix (bad input, missing record, 4xx): dead-lettered at once. */
 export const permanentError = (message: string, cause?: unknown): JobError => new JobError(message, { retryable: false, cause });
 /** A failure worth retrying later (429, 5xx, timeout). */
-export const retryableError = (message: string, retryAfterMs?: number): JobError => new JobError(message, { retryable: true, retryAfterMs });
+export const retryableError = (message: string, retryAfterMs?: number): JobError =>
+  new JobError(message, { retryable: true, retryAfterMs });
 
 /** Why a job ended in the dead letter. */
 export type DeadReason = 'permanent_error' | 'max_attempts' | 'no_handler' | 'invalid_payload';
@@ -105,7 +106,7 @@ export interface ConsumeOptions {
   concurrency: number;
 }
 
-/** The job queue door (DESIGN.md §1). In-process for the embedded default; Redis Streams to scale out. */
+/** The job queue door (../shared/DESIGN.md §1). In-process for the embedded default; Redis Streams to scale out. */
 export interface JobQueue {
   /** Consumer id of this process (hostname-pid-random), named on every job log line. */
   readonly workerId: string;
@@ -133,7 +134,7 @@ export interface JobQueue {
   retryDead(id: string | 'all'): Promise<number>;
 }
 
-/** Tuning shared by both implementations (DESIGN.md §4). */
+/** Tuning shared by both implementations (../shared/DESIGN.md §4). */
 export interface QueueOptions {
   /** Attempts before a job goes to the dead letter (default 5). */
   maxAttempts?: number;

@@ -65,5 +65,9 @@ export async function awaitProviderBudget(
 ): Promise<void> {
   const limit = plugin.provider?.rateLimit;
   if (!limit || providerMode === 'sandbox') return;
-  await limiter.acquire(`provider:${plugin.provider?.id ?? plugin.id}`, { perSecond: limit.perSecond, burst: limit.burst ?? Math.max(1, Math.ceil(limit.perSecond)) }, signal);
+  await limiter.acquire(
+    `provider:${plugin.provider?.id ?? plugin.id}`,
+    { perSecond: limit.perSecond, burst: limit.burst ?? Math.max(1, Math.ceil(limit.perSecond)) },
+    signal,
+  );
 }

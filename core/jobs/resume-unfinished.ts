@@ -26,6 +26,7 @@ export async function resumeUnfinishedWork(kernel: Kernel): Promise<{ builds: nu
   // Score runs continue after their last recorded page.
   const scoreRuns = await kernel.storage.icpScoreRuns.unfinished();
   for (const id of scoreRuns) await kernel.queue.enqueue(ICP_SCORE_JOB, { run_id: id });
-  if (cells || builds.length || scoreRuns.length) log.info('resumed work left by a previous run', { builds: builds.length, cells, score_runs: scoreRuns.length });
+  if (cells || builds.length || scoreRuns.length)
+    log.info('resumed work left by a previous run', { builds: builds.length, cells, score_runs: scoreRuns.length });
   return { builds: builds.length, cells };
 }

@@ -106,7 +106,10 @@ export async function runAttempt(
     }, policy.jobTimeoutMs);
   });
   try {
-    await Promise.race([reg.handler(job, { signal: ctx.controller.signal, workerId: ctx.workerId, lastAttempt: job.attempt >= policy.maxAttempts }), timedOut]);
+    await Promise.race([
+      reg.handler(job, { signal: ctx.controller.signal, workerId: ctx.workerId, lastAttempt: job.attempt >= policy.maxAttempts }),
+      timedOut,
+    ]);
     return { kind: 'done' };
   } catch (e) {
     return outcomeOfFailure(e, job.attempt, policy);

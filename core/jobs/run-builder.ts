@@ -56,7 +56,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
   const { projects } = kernel.storage;
   const project = await projects.getByPk(project_pk);
   // Gone (deleted), or already finished by an earlier delivery: nothing to do.
-  if (!project || !project.builderId || !['queued', 'running'].includes(project.builderStatus)) return;
+  if (!project?.builderId || !['queued', 'running'].includes(project.builderStatus)) return;
   const builder = kernel.plugins.builder(project.builderId);
   const logEntries: ExecutionLogEntry[] = [...project.executionLog];
   const note = (entry: Omit<ExecutionLogEntry, 'at'>) => {
@@ -83,7 +83,12 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
     builderProgress: { rows_created: checkpoint.rows_created, target },
     log: note(
       resuming
-        ? { step: 'resumed', message: `resumed after ${checkpoint.rows_created} rows (attempt ${job.attempt})`, attempt: job.attempt, total_rows: checkpoint.rows_created }
+        ? {
+            step: 'resumed',
+            message: `resumed after ${checkpoint.rows_created} rows (attempt ${job.attempt})`,
+            attempt: job.attempt,
+            total_rows: checkpoint.rows_created,
+          }
         : { step: 'started', message: `${builder.name}: aiming at ${target} rows`, attempt: job.attempt },
     ),
   });
@@ -132,7 +137,13 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
         builderStatus: 'running',
         builderProgress: { rows_created: created, target },
         checkpoint: next,
-        log: note({ step: 'page', message: `page ${pages}: ${rows.length} rows written`, page: pages, rows: rows.length, total_rows: created }),
+        log: note({
+          step: 'page',
+          message: `page ${pages}: ${rows.length} rows written`,
+          page: pages,
+          rows: rows.length,
+          total_rows: created,
+        }),
       });
       if (stopped) break;
       await breathe();
@@ -143,7 +154,13 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
     // A run cut short by a limit still completes (its rows are kept), with a warning shown in builder_status.
     if (stopped) {
       note({ step: 'warning', message: stopped, total_rows: created });
-      log.warn('builder run stopped at a row limit', { job_id: job.id, worker: jobCtx.workerId, project_id: project.id, builder: builder.id, rows: created });
+      log.warn('builder run stopped at a row limit', {
+        job_id: job.id,
+        worker: jobCtx.workerId,
+        project_id: project.id,
+        builder: builder.id,
+        rows: created,
+      });
     }
     await projects.setBuilderState(project.pk, {
       builderStatus: 'completed',
@@ -152,7 +169,13 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       checkpoint: null,
       log: note({ step: 'completed', message: `${created} rows in ${pages} pages`, total_rows: created }),
     });
-    log.info('builder run completed', { job_id: job.id, worker: jobCtx.workerId, project_id: project.id, builder: builder.id, rows: created });
+    log.info('builder run completed', {
+      job_id: job.id,
+      worker: jobCtx.workerId,
+      project_id: project.id,
+      builder: builder.id,
+      rows: created,
+    });
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     // The database went away: the checkpoint holds, so the retry resumes once it is back.
@@ -160,16 +183,37 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
     const retryable = e instanceof ProviderError ? e.retryable : false;
     if (retryable && !jobCtx.lastAttempt) {
       // The checkpoint is already saved with the last page: the retry continues from there.
-      await projects.setBuilderState(project.pk, { builderStatus: 'running', log: note({ step: 'retry', message: `will retry: ${message}`, attempt: job.attempt, error: message }) });
+      await projects.setBuilderState(project.pk, {
+        builderStatus: 'running',
+        log: note({ step: 'retry', message: `will retry: ${message}`, attempt: job.attempt, error: message }),
+      });
       throw retryableError(message);
     }
     await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created);
-    await failRun(kernel, project, message, note({ step: 'failed', message: 'run failed', attempt: job.attempt, error: message, total_rows: created }), { rows_created: created, target });
-    log.warn('builder run failed', { job_id: job.id, worker: jobCtx.workerId, project_id: project.id, builder: builder.id, error: message });
+    await failRun(
+      kernel,
+      project,
+      message,
+      note({ step: 'failed', message: 'run failed', attempt: job.attempt, error: message, total_rows: created }),
+      { rows_created: created, target },
+    );
+    log.warn('builder run failed', {
+      job_id: job.id,
+      worker: jobCtx.workerId,
+      project_id: project.id,
+      builder: builder.id,
+      error: message,
+    });
   }
 }
 
-async function failRun(kernel: Kernel, project: Project, message: string, logEntries: ExecutionLogEntry[], progress: Project['builderProgress']): Promise<void> {
+async function failRun(
+  kernel: Kernel,
+  project: Project,
+  message: string,
+  logEntries: ExecutionLogEntry[],
+  progress: Project['builderProgress'],
+): Promise<void> {
   await kernel.storage.projects.setBuilderState(project.pk, {
     builderStatus: 'failed',
     builderError: message,

@@ -37,11 +37,20 @@ async function runSteps(kernel: Kernel, batch: EnrichBatch, jobCtx: JobContext, 
       return { retry, lastError };
     }
     const isLast = stepIndex === batch.steps.length - 1;
-    const plan = prepareStep({ jobId: batch.jobId, stepIndex, isLast, step, tool, maxCreditsPerRow: batch.column.maxCreditsPerRow, spent }, open, settled);
+    const plan = prepareStep(
+      { jobId: batch.jobId, stepIndex, isLast, step, tool, maxCreditsPerRow: batch.column.maxCreditsPerRow, spent },
+      open,
+      settled,
+    );
     const cached = await reuseCached(kernel, batch.project.workspaceId, tool, plan.ready, settled);
     const paid = await chargeRows(kernel, batch, tool, cached.ready, spent, settled);
     const ctx = toolContext(kernel, tool, jobCtx.signal, { job_id: batch.jobId, worker: jobCtx.workerId, column: batch.column.id });
-    const results = await runTool(kernel, tool, paid.map((r) => r.item), ctx);
+    const results = await runTool(
+      kernel,
+      tool,
+      paid.map((r) => r.item),
+      ctx,
+    );
     const outcome = classifyResults({ tool, isLast, lastAttempt: jobCtx.lastAttempt, cacheKeys: cached.keys }, paid, results, settled);
     await refundRows(kernel, batch, tool, outcome.refund, spent);
     if (outcome.toCache.length && tool.cacheTtlMs) await kernel.storage.cache.putMany(outcome.toCache, tool.cacheTtlMs);
@@ -69,7 +78,11 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
   const open = await applyRunCondition(kernel.expressions, column.runCondition, sorted.open, settled);
   const { retry, lastError } = await runSteps(kernel, batch, jobCtx, open, settled);
 
-  await rows.writeCells(project.pk, column.no, [...settled].map(([seq, cell]) => ({ seq, cell })));
+  await rows.writeCells(
+    project.pk,
+    column.no,
+    [...settled].map(([seq, cell]) => ({ seq, cell })),
+  );
   if (sorted.waiting.length) await rows.moveStatus(project.pk, column.no, ['running'], 'queued', sorted.waiting);
   await enqueueDependents(kernel, batch, [...settled.keys()]);
   if (retry.length) {

@@ -40,9 +40,14 @@ export function createJwtVerifier(settings: JwtVerifierSettings): JwtVerifier {
       return payload;
     } catch (e) {
       if (BAD_TOKEN.some((k) => e instanceof k)) {
-        throw new ServiceError('unauthorized', { message: `Invalid access token: ${(e as Error).message}`, reason: (e as { code?: string }).code ?? 'invalid' });
+        throw new ServiceError('unauthorized', {
+          message: `Invalid access token: ${(e as Error).message}`,
+          reason: (e as { code?: string }).code ?? 'invalid',
+        });
       }
-      throw new ServiceError('unavailable', { message: `Cannot check the access token: the authorization server's keys (${settings.jwksUrl}) are unreachable; retry shortly` });
+      throw new ServiceError('unavailable', {
+        message: `Cannot check the access token: the authorization server's keys (${settings.jwksUrl}) are unreachable; retry shortly`,
+      });
     }
   };
 }

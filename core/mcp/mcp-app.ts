@@ -97,7 +97,12 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
     }
     if (isStoreUnavailable(e) && isToolCall(body.parsed)) {
       // The database away: the tool call still answers its envelope (unavailable, 503), as REST answers 503.
-      authInfo = { token: '', clientId: 'unchecked', scopes: [], extra: { caller: { method: 'api_key', rateKey: '', denied: e } satisfies McpCaller } };
+      authInfo = {
+        token: '',
+        clientId: 'unchecked',
+        scopes: [],
+        extra: { caller: { method: 'api_key', rateKey: '', denied: e } satisfies McpCaller },
+      };
     } else {
       const failure = failureOf(e, requestId);
       return Response.json(failureEnvelope(failure), { status: failure.status, headers: failure.headers });
@@ -105,7 +110,11 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
   }
   if (request.method !== 'POST') {
     return Response.json(
-      { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this stateless server takes JSON-RPC over POST only' }, id: null },
+      {
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Method not allowed: this stateless server takes JSON-RPC over POST only' },
+        id: null,
+      },
       { status: 405, headers: { allow: 'POST' } },
     );
   }
@@ -133,24 +142,27 @@ export function mcpApp(context: () => McpHostContext) {
   };
   const health = () => Response.json({ status: 'ok' });
   const mcp = ({ request }: { request: Request }) => handleMcp(context(), request);
-  return new Elysia({ name: 'workflow-mcp' })
-    // Outermost: one access-log line and an x-request-id for every request, whatever answers it.
-    .wrap(accessLog as never)
-    .get('/', () => {
-      const ctx = context();
-      return new Response(statusPage(ctx.urls, ctx.tools.length), { headers: { 'content-type': 'text/html; charset=utf-8' } });
-    })
-    .get('/health', health)
-    .get('/healthz', health)
-    .get('/favicon.ico', () => new Response(Bun.file(`${ASSETS}/favicon.ico`), { headers: { 'content-type': 'image/x-icon' } }))
-    .get('/favicon.png', () => new Response(Bun.file(`${ASSETS}/favicon.png`), { headers: { 'content-type': 'image/png' } }))
-    .get('/.well-known/oauth-protected-resource', metadata)
-    .get('/.well-known/oauth-protected-resource/*', metadata)
-    .all('/mcp', mcp, { parse: 'none' })
-    .all('/mcp/', mcp, { parse: 'none' })
-    .onError(({ code, error, request }) => {
-      if (code === 'NOT_FOUND') return Response.json({ status: 404, detail: 'No such route; the MCP endpoint is /mcp/' }, { status: 404 });
-      const failure = failureOf(error, accessRecord(request)?.id ?? newId());
-      return Response.json(failureEnvelope(failure), { status: failure.status, headers: failure.headers });
-    });
+  return (
+    new Elysia({ name: 'workflow-mcp' })
+      // Outermost: one access-log line and an x-request-id for every request, whatever answers it.
+      .wrap(accessLog as never)
+      .get('/', () => {
+        const ctx = context();
+        return new Response(statusPage(ctx.urls, ctx.tools.length), { headers: { 'content-type': 'text/html; charset=utf-8' } });
+      })
+      .get('/health', health)
+      .get('/healthz', health)
+      .get('/favicon.ico', () => new Response(Bun.file(`${ASSETS}/favicon.ico`), { headers: { 'content-type': 'image/x-icon' } }))
+      .get('/favicon.png', () => new Response(Bun.file(`${ASSETS}/favicon.png`), { headers: { 'content-type': 'image/png' } }))
+      .get('/.well-known/oauth-protected-resource', metadata)
+      .get('/.well-known/oauth-protected-resource/*', metadata)
+      .all('/mcp', mcp, { parse: 'none' })
+      .all('/mcp/', mcp, { parse: 'none' })
+      .onError(({ code, error, request }) => {
+        if (code === 'NOT_FOUND')
+          return Response.json({ status: 404, detail: 'No such route; the MCP endpoint is /mcp/' }, { status: 404 });
+        const failure = failureOf(error, accessRecord(request)?.id ?? newId());
+        return Response.json(failureEnvelope(failure), { status: failure.status, headers: failure.headers });
+      })
+  );
 }

@@ -31,7 +31,18 @@ export function startMcpHost(kernel: Kernel, ops: AnyOperation[]): RunningMcpHos
         audiences: acceptedAudiences(urls),
       })
     : undefined;
-  context = { kernel, urls, tools, byName: new Map(tools.map((t) => [t.op.name, t])), auth: { kernel, resource: urls.resource, verifyJwt } };
-  log.info('MCP server listening', { url: urls.mcpUrl, resource: urls.resource, tools: tools.length, oauth_issuer: config.oauthIssuer ?? null });
+  context = {
+    kernel,
+    urls,
+    tools,
+    byName: new Map(tools.map((t) => [t.op.name, t])),
+    auth: { kernel, resource: urls.resource, verifyJwt },
+  };
+  log.info('MCP server listening', {
+    url: urls.mcpUrl,
+    resource: urls.resource,
+    tools: tools.length,
+    oauth_issuer: config.oauthIssuer ?? null,
+  });
   return { url: urls.mcpUrl, stop: async () => void (await app.stop()) };
 }

@@ -1,7 +1,13 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { type CallToolResult, CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
 import { runCall } from '../operations/run-operation.ts';
@@ -24,7 +30,12 @@ function requestIdOf(authInfo: AuthInfo | undefined): string {
 }
 
 /** Runs one tool call through the call pipeline, as REST runs the same operation, and wraps the outcome in an envelope. */
-export async function callTool(kernel: Kernel, tool: McpTool, args: Record<string, unknown> | undefined, authInfo: AuthInfo | undefined): Promise<CallToolResult> {
+export async function callTool(
+  kernel: Kernel,
+  tool: McpTool,
+  args: Record<string, unknown> | undefined,
+  authInfo: AuthInfo | undefined,
+): Promise<CallToolResult> {
   const outcome = await runCall(kernel, {
     op: tool.op,
     requestId: requestIdOf(authInfo),
@@ -47,16 +58,20 @@ const sharedValidator = new AjvJsonSchemaValidator();
  * MCP process can serve any client). The tool list is computed once at start-up and shared.
  */
 export function createMcpServer(kernel: Kernel, tools: McpTool[], byName: Map<string, McpTool>): Server {
-  const server = new Server({ name: 'workflow-service', title: 'Workflow Service', version: '1.0.0' }, {
-    capabilities: { tools: { listChanged: false } },
-    instructions: INSTRUCTIONS,
-    jsonSchemaValidator: sharedValidator,
-  });
+  const server = new Server(
+    { name: 'workflow-service', title: 'Workflow Service', version: '1.0.0' },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: sharedValidator,
+    },
+  );
   const listing = tools.map((t) => t.definition);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; call tools/list for the ${tools.length} tools`);
+    if (!tool)
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; call tools/list for the ${tools.length} tools`);
     return callTool(kernel, tool, request.params.arguments, extra.authInfo);
   });
   return server;

@@ -1,12 +1,18 @@
 import type { McpUrls } from './resource-urls.ts';
 
-const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** GET / on the MCP host: what a person opening the address in a browser needs to connect a client. */
 export function statusPage(urls: McpUrls, toolCount: number): string {
-  const mcp = escape(urls.resource);
-  const meta = escape(urls.metadataUrl);
-  const entry = escape(JSON.stringify({ mcpServers: { workflow: { type: 'http', url: urls.resource, headers: { 'service-api-key': '<API_KEY>' } } } }, null, 2));
+  const mcp = escapeHtml(urls.resource);
+  const meta = escapeHtml(urls.metadataUrl);
+  const entry = escapeHtml(
+    JSON.stringify(
+      { mcpServers: { workflow: { type: 'http', url: urls.resource, headers: { 'service-api-key': '<API_KEY>' } } } },
+      null,
+      2,
+    ),
+  );
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -83,7 +83,8 @@ export function toolArguments(op: AnyOperation, notes: Record<string, string> = 
       type: 'string',
       minLength: 1,
       maxLength: 191,
-      description: 'Optional. Send the same key when retrying this call: the first answer is returned and nothing is done or charged twice.',
+      description:
+        'Optional. Send the same key when retrying this call: the first answer is returned and nothing is done or charged twice.',
     };
     specs.push({ name: 'idempotency_key', field: 'idempotency_key', from: 'idempotency', json: false });
   }
@@ -94,7 +95,11 @@ function parseJson(name: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new ServiceError('parse_error', { message: `${name} is not valid JSON: ${(e as Error).message}`, argument: name }, { status: 400 });
+    throw new ServiceError(
+      'parse_error',
+      { message: `${name} is not valid JSON: ${(e as Error).message}`, argument: name },
+      { status: 400 },
+    );
   }
 }
 
@@ -123,12 +128,18 @@ export function decodeArguments(tool: ToolArguments, args: Record<string, unknow
     const value = args[spec.name];
     if (spec.from === 'idempotency') {
       if (value !== undefined && (typeof value !== 'string' || value === '')) {
-        throw new ServiceError('validation_error', { message: 'idempotency_key must be a non-empty string', errors: [{ path: spec.name, message: 'must be a string' }] });
+        throw new ServiceError('validation_error', {
+          message: 'idempotency_key must be a non-empty string',
+          errors: [{ path: spec.name, message: 'must be a string' }],
+        });
       }
       idempotencyKey = value as string | undefined;
     } else if (spec.from === 'params') {
       if (typeof value !== 'string' || value === '') {
-        throw new ServiceError('validation_error', { message: `${spec.name} is required (a string)`, errors: [{ path: spec.name, message: 'is required' }] });
+        throw new ServiceError('validation_error', {
+          message: `${spec.name} is required (a string)`,
+          errors: [{ path: spec.name, message: 'is required' }],
+        });
       }
       params[spec.field] = value;
     } else if (value === undefined || value === null) {

@@ -27,13 +27,19 @@ function envelopeSchema(op: AnyOperation): Tool['outputSchema'] {
 }
 
 /**
- * Generates one MCP tool per operation (DESIGN.md §1: the REST routes and the tools come from the
+ * Generates one MCP tool per operation (../shared/DESIGN.md §1: the REST routes and the tools come from the
  * same table). The builder_id and tool_id arguments list the ids registered at start-up.
  */
 export function buildTools(ops: AnyOperation[], plugins: PluginRegistry): McpTool[] {
   const notes = {
-    builder_id: `Registered builders: ${plugins.listBuilders().map((b) => b.id).join(', ')}.`,
-    tool_id: `Registered tools: ${plugins.listTools().map((t) => t.id).join(', ')}.`,
+    builder_id: `Registered builders: ${plugins
+      .listBuilders()
+      .map((b) => b.id)
+      .join(', ')}.`,
+    tool_id: `Registered tools: ${plugins
+      .listTools()
+      .map((t) => t.id)
+      .join(', ')}.`,
   };
   return ops.map((op) => {
     const args = toolArguments(op, notes);

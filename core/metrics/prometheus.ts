@@ -24,7 +24,12 @@ export async function renderMetrics(shared: QueueStats, workers: QueueStats[]): 
   const dead = counter('wfs_jobs_dead_lettered_total', 'Jobs moved to the dead-letter stream.');
   const latencySum = counter('wfs_job_latency_seconds_sum', 'Enqueue-to-done time of completed jobs, summed.');
   const latencyCount = counter('wfs_job_latency_seconds_count', 'Completed jobs timed.');
-  const latencyMax = new Gauge({ name: 'wfs_job_latency_seconds_max', help: 'Longest enqueue-to-done time seen.', labelNames, registers: [registry] });
+  const latencyMax = new Gauge({
+    name: 'wfs_job_latency_seconds_max',
+    help: 'Longest enqueue-to-done time seen.',
+    labelNames,
+    registers: [registry],
+  });
   for (const w of workers) {
     const labels = { worker: w.workerId };
     running.set(labels, w.running);

@@ -18,7 +18,8 @@ export const listBuilders = defineOperation({
       category: Type.String(),
       cost: Type.Object({ credits: Type.Number(), per: Type.String() }),
       max_rows: Type.Integer({
-        description: 'Most rows one run writes (the plan’s rows per project may stop it sooner). A source with more stops there and the run completes with builder_status.warning.',
+        description:
+          'Most rows one run writes (the plan’s rows per project may stop it sooner). A source with more stops there and the run completes with builder_status.warning.',
       }),
       form_data: Type.Record(Type.String(), Type.Unknown()),
       schema: Type.Unknown(),

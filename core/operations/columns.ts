@@ -6,7 +6,8 @@ import { ColumnSchema, ProjectIdParams, WaterfallStepSchema } from './schemas.ts
 export const listColumns = defineOperation({
   name: 'list_columns',
   summary: 'List columns',
-  description: 'The columns of a project: input columns (filled by you or the builder) and tool columns (filled by the service), with their col_id.',
+  description:
+    'The columns of a project: input columns (filled by you or the builder) and tool columns (filled by the service), with their col_id.',
   hint: 'read',
   method: 'GET',
   path: '/projects/{project_id}/columns',
@@ -30,11 +31,19 @@ export const createColumnOp = defineOperation({
     {
       name: Type.String({ minLength: 1, maxLength: 255, description: 'Column name, unique in the project.' }),
       tool_id: Type.Optional(Type.String({ description: 'The tool that fills the column (GET /tools).' })),
-      config: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Tool config; {{Column Name}} inserts a row value.' })),
+      config: Type.Optional(
+        Type.Record(Type.String(), Type.Unknown(), { description: 'Tool config; {{Column Name}} inserts a row value.' }),
+      ),
       auto_run: Type.Optional(Type.Boolean({ default: false, description: 'Enrich rows added later automatically.' })),
-      run_condition: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], { description: 'JSONata over the row; false skips the cell.' })),
-      waterfall: Type.Optional(Type.Array(WaterfallStepSchema, { minItems: 1, maxItems: 10, description: 'Tools to try in order; the first valid result wins.' })),
-      max_credits_per_row: Type.Optional(Type.Integer({ minimum: 0, description: 'A waterfall stops before a step that would take one row past this many credits.' })),
+      run_condition: Type.Optional(
+        Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], { description: 'JSONata over the row; false skips the cell.' }),
+      ),
+      waterfall: Type.Optional(
+        Type.Array(WaterfallStepSchema, { minItems: 1, maxItems: 10, description: 'Tools to try in order; the first valid result wins.' }),
+      ),
+      max_credits_per_row: Type.Optional(
+        Type.Integer({ minimum: 0, description: 'A waterfall stops before a step that would take one row past this many credits.' }),
+      ),
     },
     { additionalProperties: false },
   ),

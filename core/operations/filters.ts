@@ -33,7 +33,8 @@ export const getFilters = defineOperation({
 export const setFilters = defineOperation({
   name: 'set_filters',
   summary: 'Save filters',
-  description: 'Saves the project’s filter_groups, checked like the rows endpoint (unknown column or operator is a 422). Pass them to get_project_rows to apply them.',
+  description:
+    'Saves the project’s filter_groups, checked like the rows endpoint (unknown column or operator is a 422). Pass them to get_project_rows to apply them.',
   hint: 'write',
   method: 'PUT',
   path: '/projects/{project_id}/filters',

@@ -2,7 +2,17 @@ import { Type } from '@sinclair/typebox';
 import { IcpDefinitionSchema } from '../icp/definition.ts';
 import { CRITERIA } from '../icp/score.ts';
 import { TOP_MATCHES } from '../icp/score-tally.ts';
-import { ICP_SCORE_TOOL, INLINE_ROWS, createIcp, findIcp, findScoreRun, icpView, scoreProject, scoreRunView, updateIcp } from '../services/icps.ts';
+import {
+  ICP_SCORE_TOOL,
+  INLINE_ROWS,
+  createIcp,
+  findIcp,
+  findScoreRun,
+  icpView,
+  scoreProject,
+  scoreRunView,
+  updateIcp,
+} from '../services/icps.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Workspace } from '../model.ts';
 import { defineOperation } from './operation.ts';
@@ -25,12 +35,15 @@ const IcpSchema = Type.Object({
 
 const IcpName = Type.String({ minLength: 1, maxLength: 255, description: 'A name you will recognise, e.g. "EU mid-market SaaS".' });
 
-const weights = Object.entries(CRITERIA).map(([c, { weight }]) => `${c} ${weight}`).join(', ');
+const weights = Object.entries(CRITERIA)
+  .map(([c, { weight }]) => `${c} ${weight}`)
+  .join(', ');
 
 export const listIcps = defineOperation({
   name: 'list_icps',
   summary: 'List ICPs',
-  description: 'The workspace’s Ideal Customer Profiles (oldest first), each with its definition. Score a project against one with score_icp.',
+  description:
+    'The workspace’s Ideal Customer Profiles (oldest first), each with its definition. Score a project against one with score_icp.',
   hint: 'read',
   method: 'GET',
   path: '/icps',
@@ -113,7 +126,9 @@ export const scoreIcp = defineOperation({
   summary: 'Score a project against an ICP',
   description:
     `Scores every row of a project 0–100 against the ICP: the weighted share of the ICP’s criteria the row meets (weights: ${weights}; criteria the ICP leaves out are not scored, a missing value counts as not met). ` +
-    `Columns read, by name, case-insensitively: ${Object.entries(CRITERIA).map(([c, { columns }]) => `${c} ← ${columns.join('/')}`).join('; ')}. ` +
+    `Columns read, by name, case-insensitively: ${Object.entries(CRITERIA)
+      .map(([c, { columns }]) => `${c} ← ${columns.join('/')}`)
+      .join('; ')}. ` +
     `A project of at most ${INLINE_ROWS.toLocaleString('en-US')} rows is scored at once: status "completed", and preview (partial false) is the whole result — the count, the average and the ${TOP_MATCHES} best rows with a reason per criterion. ` +
     `A larger project is scored in the background: status "queued", preview covers its first ${INLINE_ROWS.toLocaleString('en-US')} rows only (partial true); follow run_id with get_icp_score_run for the whole result. ` +
     `With col_name the scores are also written into that tool column (created as an "${ICP_SCORE_TOOL}" column if missing; its cells show "queued" until scored), ready to filter and sort. Free.`,
@@ -125,7 +140,9 @@ export const scoreIcp = defineOperation({
   body: Type.Object(
     {
       project_id: Type.String({ description: 'The project whose rows are scored.' }),
-      col_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Write the scores into this tool column (created when missing).' })),
+      col_name: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 255, description: 'Write the scores into this tool column (created when missing).' }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -141,12 +158,16 @@ export const scoreIcp = defineOperation({
     preview: Type.Object(
       {
         rows_considered: Type.Integer({ description: 'Rows this preview scored: the first ones, in insertion order.' }),
-        partial: Type.Boolean({ description: 'true when the project has more rows than the preview scored (see the run for all of them).' }),
+        partial: Type.Boolean({
+          description: 'true when the project has more rows than the preview scored (see the run for all of them).',
+        }),
         scored: Type.Integer({ description: 'Rows scored in the preview.' }),
         average_score: Type.Union([Type.Number(), Type.Null()]),
         top: TopSchema,
       },
-      { description: `The result over the first ${INLINE_ROWS.toLocaleString('en-US')} rows, i.e. the whole result when partial is false.` },
+      {
+        description: `The result over the first ${INLINE_ROWS.toLocaleString('en-US')} rows, i.e. the whole result when partial is false.`,
+      },
     ),
   }),
   handler: ({ kernel, workspace, params, body }) => scoreProject(kernel, workspace, params.icp_id, body),
@@ -168,7 +189,9 @@ export const getIcpScoreRun = defineOperation({
     icp_id: Type.String(),
     project_id: Type.String(),
     status: RunStatus,
-    column: Type.Union([ColumnSchema, Type.Null()], { description: 'The score column, when the run writes one (null once the project is deleted).' }),
+    column: Type.Union([ColumnSchema, Type.Null()], {
+      description: 'The score column, when the run writes one (null once the project is deleted).',
+    }),
     rows_total: Type.Integer({ description: 'Rows of the project when the run was asked for.' }),
     rows_done: Type.Integer({ description: 'Rows scored so far.' }),
     scored: Type.Integer({ description: 'Rows scored so far that have a score.' }),
@@ -178,5 +201,6 @@ export const getIcpScoreRun = defineOperation({
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   }),
-  handler: async ({ kernel, workspace, params }) => scoreRunView(kernel, await findScoreRun(kernel, workspace, params.icp_id, params.run_id)),
+  handler: async ({ kernel, workspace, params }) =>
+    scoreRunView(kernel, await findScoreRun(kernel, workspace, params.icp_id, params.run_id)),
 });

@@ -11,7 +11,10 @@ const WAIT_MS = 10_000;
 type Stored = { ok: true; data: unknown } | { ok: false; code: ServiceError['code']; detail: ServiceError['detail'] };
 
 function requestHash(op: AnyOperation, input: unknown): string {
-  return createHash('sha256').update(op.name).update(JSON.stringify(input) ?? '').digest('hex');
+  return createHash('sha256')
+    .update(op.name)
+    .update(JSON.stringify(input) ?? '')
+    .digest('hex');
 }
 
 function replay(stored: Stored, status: number): unknown {

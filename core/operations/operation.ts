@@ -16,10 +16,15 @@ export interface OperationContext<P, Q, B> {
 }
 
 /**
- * One public action of the service, defined once. The REST route, its OpenAPI entry and (later)
+ * One public action of the service, defined once. The REST route, its OpenAPI entry and
  * the MCP tool are generated from this record, so they cannot drift apart.
  */
-export interface Operation<P extends TObject = TObject, Q extends TObject = TObject, B extends TSchema = TSchema, R extends TSchema = TSchema> {
+export interface Operation<
+  P extends TObject = TObject,
+  Q extends TObject = TObject,
+  B extends TSchema = TSchema,
+  R extends TSchema = TSchema,
+> {
   /** Snake-case name; also the MCP tool name. */
   name: string;
   summary: string;
@@ -52,6 +57,8 @@ export interface Operation<P extends TObject = TObject, Q extends TObject = TObj
 export type AnyOperation = Operation<TObject, TObject, TSchema, TSchema>;
 
 /** Identity function that gives an operation definition its types. */
-export function defineOperation<P extends TObject, Q extends TObject, B extends TSchema, R extends TSchema>(op: Operation<P, Q, B, R>): Operation<P, Q, B, R> {
+export function defineOperation<P extends TObject, Q extends TObject, B extends TSchema, R extends TSchema>(
+  op: Operation<P, Q, B, R>,
+): Operation<P, Q, B, R> {
   return op;
 }

@@ -12,8 +12,7 @@ export const MAX_BATCH_ROWS = 1000;
 export const addRowsOp = defineOperation({
   name: 'add_rows',
   summary: 'Add several rows',
-  description:
-    `Adds up to ${MAX_BATCH_ROWS} rows at once, all or none. Each item maps every input column name to its value, as in add_row; tool columns are filled by the service (auto-run columns in the background). A bad item rejects the whole batch and names its index.`,
+  description: `Adds up to ${MAX_BATCH_ROWS} rows at once, all or none. Each item maps every input column name to its value, as in add_row; tool columns are filled by the service (auto-run columns in the background). A bad item rejects the whole batch and names its index.`,
   hint: 'write',
   method: 'POST',
   path: '/projects/{project_id}/rows/batch',

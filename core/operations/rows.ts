@@ -21,7 +21,9 @@ export const addRowOp = defineOperation({
   invalidStatus: 403,
   successStatus: 201,
   response: Type.Object({ row_id: Type.String(), message: Type.String(), error_detail: Type.Null() }),
-  errors: { 403: 'Missing required input columns (detail.missing_columns) or invalid payload (detail.message): unknown or tool columns, a value over MAX_CELL_BYTES or a row over MAX_ROW_BYTES (detail.column names it).' },
+  errors: {
+    403: 'Missing required input columns (detail.missing_columns) or invalid payload (detail.message): unknown or tool columns, a value over MAX_CELL_BYTES or a row over MAX_ROW_BYTES (detail.column names it).',
+  },
   handler: ({ kernel, workspace, project, body }) => addRow(kernel, workspace, project, body.company),
 });
 

@@ -9,7 +9,7 @@ import type { AnyOperation } from './operation.ts';
 import { failureOf, type Outcome } from './outcome.ts';
 
 /**
- * The one call pipeline of both doors (DESIGN.md §6): authenticate → admit (plan, rate) →
+ * The one call pipeline of both doors (../shared/DESIGN.md §6): authenticate → admit (plan, rate) →
  * resolve ownership → validate → run the operation → map the outcome. A door only translates its
  * transport: REST a request into a Call and the Outcome into a response, MCP tool arguments into
  * a Call and the Outcome into an envelope.
@@ -93,7 +93,12 @@ function requestOf(op: AnyOperation, input: CallInput): unknown {
 }
 
 /** Resolve ownership: the caller's live project (read with the key when the door could), and other owned resources. */
-async function ownedProject(kernel: Kernel, op: AnyOperation, caller: Authenticated, params: Record<string, string>): Promise<Project | undefined> {
+async function ownedProject(
+  kernel: Kernel,
+  op: AnyOperation,
+  caller: Authenticated,
+  params: Record<string, string>,
+): Promise<Project | undefined> {
   let project: Project | undefined;
   if (op.project) {
     const id = params.project_id ?? '';
@@ -130,7 +135,9 @@ export async function runCall(kernel: Kernel, call: Call): Promise<Outcome> {
     let data: unknown;
     if (input.idempotencyKey && op.method === 'POST') {
       const guarded = parsedOnce(input);
-      data = await withIdempotency(kernel, op, caller.workspace, input.idempotencyKey, requestOf(op, guarded), () => execute(kernel, op, caller, guarded));
+      data = await withIdempotency(kernel, op, caller.workspace, input.idempotencyKey, requestOf(op, guarded), () =>
+        execute(kernel, op, caller, guarded),
+      );
     } else {
       data = await execute(kernel, op, caller, input);
     }

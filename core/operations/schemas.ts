@@ -9,7 +9,10 @@ export const ProjectIdParams = Type.Object({ project_id: Type.String({ descripti
 export const CellSchema = Type.Object({
   name: Type.String(),
   value: Type.Unknown(),
-  status: Type.String({ description: 'default (input cells); pending, queued, running, completed, no_result, error, skipped, insufficient_credits (tool cells).' }),
+  status: Type.String({
+    description:
+      'default (input cells); pending, queued, running, completed, no_result, error, skipped, insufficient_credits (tool cells).',
+  }),
   is_loading: Type.Boolean(),
   error: Type.Optional(Type.String()),
 });
@@ -50,7 +53,9 @@ const ToolColumnSchema = Type.Object(
     auto_run: Type.Boolean({ description: 'Rows added later are enriched as they arrive.' }),
     run_condition: Type.Union([Type.String(), Type.Null()], { description: 'JSONata over the row; false skips the cell.' }),
     waterfall: Type.Optional(Type.Array(WaterfallStepSchema, { description: 'Set on waterfall columns: the tools tried in order.' })),
-    max_credits_per_row: Type.Optional(Type.Integer({ description: 'Set when the column caps what one row may spend across its waterfall steps.' })),
+    max_credits_per_row: Type.Optional(
+      Type.Integer({ description: 'Set when the column caps what one row may spend across its waterfall steps.' }),
+    ),
   },
   { description: 'A tool column: filled by the service.' },
 );
@@ -64,16 +69,22 @@ export const BuilderStatusSchema = Type.Object({
   error_message: Type.Union([Type.String(), Type.Null()]),
   progress: Type.Optional(Type.Object({ rows_created: Type.Integer(), target: Type.Integer() })),
   warning: Type.Optional(
-    Type.String({ description: 'Set when the run completed but stopped at a row limit (the builder’s max_rows or the plan’s rows per project) while its source had more rows; the rows written are kept.' }),
+    Type.String({
+      description:
+        'Set when the run completed but stopped at a row limit (the builder’s max_rows or the plan’s rows per project) while its source had more rows; the rows written are kept.',
+    }),
   ),
 });
 
 /** One step of a builder run, as `lead_gen_execution_log` lists it. */
 export const ExecutionLogEntrySchema = Type.Object({
   at: Type.String({ format: 'date-time' }),
-  step: Type.Union(['queued', 'started', 'resumed', 'page', 'retry', 'warning', 'completed', 'failed'].map((s) => Type.Literal(s)), {
-    description: 'warning: the run stopped at a row limit while its source had more rows.',
-  }),
+  step: Type.Union(
+    ['queued', 'started', 'resumed', 'page', 'retry', 'warning', 'completed', 'failed'].map((s) => Type.Literal(s)),
+    {
+      description: 'warning: the run stopped at a row limit while its source had more rows.',
+    },
+  ),
   message: Type.String(),
   attempt: Type.Optional(Type.Integer()),
   page: Type.Optional(Type.Integer()),
@@ -99,7 +110,9 @@ export const ProjectDetailsSchema = Type.Object({
   first_company_data: Type.Record(Type.String(), Type.Unknown()),
   row_count: Type.Integer(),
   builder_status: BuilderStatusSchema,
-  lead_gen_execution_log: Type.Optional(Type.Array(ExecutionLogEntrySchema, { description: 'Each step of the builder run (projects made by a builder).' })),
+  lead_gen_execution_log: Type.Optional(
+    Type.Array(ExecutionLogEntrySchema, { description: 'Each step of the builder run (projects made by a builder).' }),
+  ),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

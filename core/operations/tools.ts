@@ -40,7 +40,9 @@ export function searchTools(tools: AnyTool[], q: string): AnyTool[] {
   const words = q.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return tools;
   const scored = tools.map((t) => {
-    const fields = [t.id, t.name, t.category, t.tags.join(' '), t.produces.map((p) => p.field).join(' '), t.description].map((f) => f.toLowerCase());
+    const fields = [t.id, t.name, t.category, t.tags.join(' '), t.produces.map((p) => p.field).join(' '), t.description].map((f) =>
+      f.toLowerCase(),
+    );
     let score = 0;
     for (const w of words) {
       const at = fields.findIndex((f) => f.includes(w));
@@ -49,7 +51,10 @@ export function searchTools(tools: AnyTool[], q: string): AnyTool[] {
     }
     return { t, score };
   });
-  return scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score).map((s) => s.t);
+  return scored
+    .filter((s) => s.score > 0)
+    .sort((a, b) => b.score - a.score)
+    .map((s) => s.t);
 }
 
 export const searchToolsOp = defineOperation({

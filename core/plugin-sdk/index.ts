@@ -39,7 +39,16 @@ export type { Static, TObject, TSchema } from '@sinclair/typebox';
 
 // ─── Calling providers ──────────────────────────────────────────────────────────────────────────
 
-export { ProviderError, type ProviderRequest, providerJson, providerRequest, redact, requireEnv, rowFailure, statusError } from '../plugins/provider-http.ts';
+export {
+  ProviderError,
+  type ProviderRequest,
+  providerJson,
+  providerRequest,
+  redact,
+  requireEnv,
+  rowFailure,
+  statusError,
+} from '../plugins/provider-http.ts';
 export {
   BlockedUrlError,
   DEFAULT_MAX_BYTES,

@@ -19,7 +19,17 @@ import { loadConfig } from '../config.ts';
 import { type ExpressionPool, openExpressionPool } from '../expressions/expression-pool.ts';
 import { assertBuilder, assertTool } from '../plugins/definition-checks.ts';
 import { declaredEnv } from '../plugins/plugin-context.ts';
-import type { BuilderPlugin, BuilderRunContext, BuiltRow, EnrichResult, PluginContext, ProviderNeeds, ToolContext, ToolItem, ToolPlugin } from '../plugins/plugin-types.ts';
+import type {
+  BuilderPlugin,
+  BuilderRunContext,
+  BuiltRow,
+  EnrichResult,
+  PluginContext,
+  ProviderNeeds,
+  ToolContext,
+  ToolItem,
+  ToolPlugin,
+} from '../plugins/plugin-types.ts';
 import { isEmptyValue } from '../rows/cell-values.ts';
 import { cellValueProblem } from '../rows/cell-limits.ts';
 import { schemaErrors } from '../schema/validate.ts';
@@ -92,10 +102,18 @@ function refuse(what: string, problems: { path: string; message: string }[]): vo
  * (retryable as the error says); a found value that `isValid` refuses is `no_result`; one too large
  * for a cell is an error. Answers one outcome per row, in order.
  */
-export async function runTool<S extends TObject>(tool: ToolPlugin<S>, rows: Record<string, unknown>[], config: Static<S>, options: RunOptions = {}): Promise<ToolOutcome[]> {
+export async function runTool<S extends TObject>(
+  tool: ToolPlugin<S>,
+  rows: Record<string, unknown>[],
+  config: Static<S>,
+  options: RunOptions = {},
+): Promise<ToolOutcome[]> {
   assertTool(tool, `tool ${String((tool as { id?: unknown }).id)}`);
   const problems = schemaErrors(tool.input, config, 'config');
-  refuse(`${tool.id} config`, problems.length ? problems : (tool.checkConfig?.(config) ?? []).map((p) => ({ ...p, path: `config.${p.path}` })));
+  refuse(
+    `${tool.id} config`,
+    problems.length ? problems : (tool.checkConfig?.(config) ?? []).map((p) => ({ ...p, path: `config.${p.path}` })),
+  );
   const ctx = testToolContext(tool, options);
   const out: ToolOutcome[] = new Array(rows.length);
   const ready: { index: number; item: ToolItem<Static<S>> }[] = [];
@@ -138,7 +156,11 @@ function settle<S extends TObject>(tool: ToolPlugin<S>, result: EnrichResult): E
  * `columns(form)` (which may refuse it, as csv_import_builder does a CSV without header), then
  * every page `run` yields is collected, up to `maxRows`. Answers the rows.
  */
-export async function runBuilder<S extends TObject>(builder: BuilderPlugin<S>, form: Static<S>, options: BuilderRunOptions = {}): Promise<BuiltRow[]> {
+export async function runBuilder<S extends TObject>(
+  builder: BuilderPlugin<S>,
+  form: Static<S>,
+  options: BuilderRunOptions = {},
+): Promise<BuiltRow[]> {
   assertBuilder(builder, `builder ${String((builder as { id?: unknown }).id)}`);
   refuse(`${builder.id} form`, schemaErrors(builder.input, form, 'form_data'));
   builder.columns(form);

@@ -33,7 +33,7 @@ function assertBase(d: Def, where: string, kind: 'builder' | 'tool'): void {
       throw new PluginDefinitionError(where, f, 'must be an array of strings');
   }
   const input = d.input as Record<string | symbol, unknown> | undefined;
-  if (!input || input[Kind] !== 'Object') throw new PluginDefinitionError(where, 'input', 'must be a TypeBox Type.Object schema');
+  if (input?.[Kind] !== 'Object') throw new PluginDefinitionError(where, 'input', 'must be a TypeBox Type.Object schema');
   const cost = d.cost as Record<string, unknown> | undefined;
   if (!cost || typeof cost.credits !== 'number' || cost.credits < 0)
     throw new PluginDefinitionError(where, 'cost.credits', 'must be a number >= 0');

@@ -7,13 +7,21 @@ import type { AnyBuilder, AnyTool, PluginContext, ProviderNeeds, ToolContext } f
  * `provider.optionalEnv`, read from `source` (the process environment) at call time. A plugin never
  * sees DATABASE_URL, REDIS_URL, the bootstrap key or another plugin's credentials.
  */
-export function declaredEnv(plugin: { provider?: ProviderNeeds }, source: Record<string, string | undefined> = process.env): (name: string) => string | undefined {
+export function declaredEnv(
+  plugin: { provider?: ProviderNeeds },
+  source: Record<string, string | undefined> = process.env,
+): (name: string) => string | undefined {
   const allowed = new Set([...(plugin.provider?.requiredEnv ?? []), ...(plugin.provider?.optionalEnv ?? [])]);
   return (name) => (allowed.has(name) ? source[name] : undefined);
 }
 
 /** What a builder or tool gets while it runs for a job: its declared env, the job's signal, a tagged log. */
-export function pluginContext(kernel: Kernel, plugin: AnyBuilder | AnyTool, signal: AbortSignal, fields: Record<string, unknown>): PluginContext {
+export function pluginContext(
+  kernel: Kernel,
+  plugin: AnyBuilder | AnyTool,
+  signal: AbortSignal,
+  fields: Record<string, unknown>,
+): PluginContext {
   return {
     providerMode: kernel.config.providerMode,
     env: declaredEnv(plugin),

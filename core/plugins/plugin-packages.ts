@@ -29,7 +29,9 @@ export function resolvePackage(entry: string): string {
   try {
     return isPath(entry) ? Bun.resolveSync(resolve(entry), SERVICE_ROOT) : Bun.resolveSync(entry, SERVICE_ROOT);
   } catch {
-    const hint = isPath(entry) ? 'is not a package folder or module file' : `is not installed in ${SERVICE_ROOT} (bun add ${entry}, or bun link it)`;
+    const hint = isPath(entry)
+      ? 'is not a package folder or module file'
+      : `is not installed in ${SERVICE_ROOT} (bun add ${entry}, or bun link it)`;
     throw new PluginPackageError(entry, hint);
   }
 }
@@ -47,20 +49,27 @@ const kindOf = (v: unknown): 'builder' | 'tool' | null => {
  */
 export function packageDefinitions(entry: string, mod: Record<string, unknown>): PackagedDefinition[] {
   const found: [unknown, string][] = [];
-  if (Array.isArray(mod.default)) mod.default.forEach((d, i) => found.push([d, `default export [${i}]`]));
+  if (Array.isArray(mod.default)) for (const [i, d] of mod.default.entries()) found.push([d, `default export [${i}]`]);
   else if (mod.default !== undefined) found.push([mod.default, 'default export']);
   for (const [name, value] of Object.entries(mod)) if (name !== 'default' && kindOf(value)) found.push([value, `export ${name}`]);
   const out: PackagedDefinition[] = [];
   const seen = new Set<unknown>();
   for (const [definition, what] of found) {
     const kind = kindOf(definition);
-    if (!kind) throw new PluginPackageError(entry, `${what} is not a plugin definition (its kind must be "builder" or "tool"; make it with defineTool or defineBuilder)`);
+    if (!kind)
+      throw new PluginPackageError(
+        entry,
+        `${what} is not a plugin definition (its kind must be "builder" or "tool"; make it with defineTool or defineBuilder)`,
+      );
     if (seen.has(definition)) continue;
     seen.add(definition);
     out.push({ kind, definition, where: `package ${entry} (${what})` });
   }
   if (out.length === 0) {
-    throw new PluginPackageError(entry, 'exports no plugin definition: export one made with defineTool or defineBuilder as the default export, an array of them, or named exports');
+    throw new PluginPackageError(
+      entry,
+      'exports no plugin definition: export one made with defineTool or defineBuilder as the default export, an array of them, or named exports',
+    );
   }
   return out;
 }

@@ -96,7 +96,12 @@ export async function providerRequest(ctx: PluginContext, url: string, init: Pro
     });
   } catch (e) {
     const message = redact((e as Error).message, secretsOf(init.headers));
-    if (e instanceof BlockedUrlError || e instanceof InvalidRequestError || e instanceof ResponseTooLargeError || e instanceof RedirectError) {
+    if (
+      e instanceof BlockedUrlError ||
+      e instanceof InvalidRequestError ||
+      e instanceof ResponseTooLargeError ||
+      e instanceof RedirectError
+    ) {
       throw new ProviderError(message, null, false);
     }
     if (e instanceof FetchTimeoutError) throw new ProviderError(message, null, true);

@@ -158,14 +158,20 @@ export function checkHeaders(headers: Record<string, string>): void {
     const text = String(value);
     if (/[\r\n]/.test(text)) throw new InvalidRequestError(`header ${name} contains a line break, which a header value cannot hold`);
     if (text.includes('\0')) throw new InvalidRequestError(`header ${name} contains a NUL character, which a header value cannot hold`);
-    if (/[^\u0000-\u00ff]/.test(text)) throw new InvalidRequestError(`header ${name} contains characters a header value cannot carry (only Latin-1); encode the value first`);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the range names every Latin-1 character, controls included
+    if (/[^\u0000-\u00ff]/.test(text))
+      throw new InvalidRequestError(
+        `header ${name} contains characters a header value cannot carry (only Latin-1); encode the value first`,
+      );
   }
 }
 
 /** The one refusal of an address, whatever the reason: names what the tenant gave, never an IP. */
 function refusal(hostname: string, isLiteral: boolean): BlockedUrlError {
   const what = isLiteral ? hostname : `${hostname} has no public address`;
-  return new BlockedUrlError(`refused: private or reserved address (${what}); an operator may allow private addresses with ALLOW_PRIVATE_NETWORK`);
+  return new BlockedUrlError(
+    `refused: private or reserved address (${what}); an operator may allow private addresses with ALLOW_PRIVATE_NETWORK`,
+  );
 }
 
 /**
@@ -184,7 +190,8 @@ export async function checkedAddresses(hostname: string, signal: AbortSignal): P
       addresses = (await abortable(lookup(bare, { all: true, verbatim: true }), signal)).map((a) => a.address);
     } catch (e) {
       if (signal.aborted) throw e;
-      if (allowance === 'all') throw new BlockedUrlError(`cannot resolve ${bare}: ${(e as { code?: string }).code ?? (e as Error).message}`);
+      if (allowance === 'all')
+        throw new BlockedUrlError(`cannot resolve ${bare}: ${(e as { code?: string }).code ?? (e as Error).message}`);
       throw refusal(bare, false);
     }
   }
@@ -226,8 +233,15 @@ async function readLimited(res: Response, maxBytes: number, host: string): Promi
 }
 
 /** One hop: checks the host, then connects to the checked address (plain http) or by name (https). */
-async function hop(url: URL, method: string, headers: Record<string, string>, body: SafeFetchInit['body'], signal: AbortSignal): Promise<Response> {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BlockedUrlError(`refused ${url.protocol} URL: only http and https are allowed`);
+async function hop(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: SafeFetchInit['body'],
+  signal: AbortSignal,
+): Promise<Response> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new BlockedUrlError(`refused ${url.protocol} URL: only http and https are allowed`);
   const addresses = await checkedAddresses(url.hostname, signal);
   if (url.protocol === 'https:') return fetch(url, { method, headers, body, signal, redirect: 'manual' });
   // Plain http: connect to a checked address ourselves, IPv4 first (the likelier route), the next
@@ -274,7 +288,14 @@ export async function safeFetch(input: string | URL, init: SafeFetchInit = {}): 
       const location = res.headers.get('location');
       if (!REDIRECTS.has(res.status) || maxRedirects === 0) {
         const bytes = await readLimited(res, init.maxBytes ?? DEFAULT_MAX_BYTES, url.host);
-        return { url: url.href, status: res.status, headers: res.headers, redirects, body: bytes, text: () => new TextDecoder().decode(bytes) };
+        return {
+          url: url.href,
+          status: res.status,
+          headers: res.headers,
+          redirects,
+          body: bytes,
+          text: () => new TextDecoder().decode(bytes),
+        };
       }
       await res.body?.cancel().catch(() => {});
       if (redirects.length >= maxRedirects) throw new RedirectError(`${url.host} redirected more than ${maxRedirects} times`);
@@ -297,7 +318,8 @@ export async function safeFetch(input: string | URL, init: SafeFetchInit = {}): 
       url = next;
     }
   } catch (e) {
-    if (timeout.aborted && !(init.signal?.aborted ?? false)) throw new FetchTimeoutError(`${url.host} did not answer within ${timeoutMs} ms`);
+    if (timeout.aborted && !(init.signal?.aborted ?? false))
+      throw new FetchTimeoutError(`${url.host} did not answer within ${timeoutMs} ms`);
     throw e;
   }
 }

@@ -33,7 +33,10 @@ export function cellValueProblem(value: unknown, limits: SizeLimits): string | n
 }
 
 /** The first problem of a row's values by column name, with the column it is in (null: the row fits). */
-export function rowValuesProblem(values: Iterable<[string, unknown]>, limits: SizeLimits): { column: string | null; message: string } | null {
+export function rowValuesProblem(
+  values: Iterable<[string, unknown]>,
+  limits: SizeLimits,
+): { column: string | null; message: string } | null {
   let total = 0;
   for (const [column, value] of values) {
     const problem = cellValueProblem(value, limits);
@@ -41,7 +44,10 @@ export function rowValuesProblem(values: Iterable<[string, unknown]>, limits: Si
     total += valueBytes(value);
   }
   if (total > limits.rowBytes) {
-    return { column: null, message: `The row holds ${number(total)} bytes, over the ${number(limits.rowBytes)}-byte limit of a row (MAX_ROW_BYTES)` };
+    return {
+      column: null,
+      message: `The row holds ${number(total)} bytes, over the ${number(limits.rowBytes)}-byte limit of a row (MAX_ROW_BYTES)`,
+    };
   }
   return null;
 }

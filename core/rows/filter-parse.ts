@@ -84,9 +84,9 @@ function ruleArg(op: Operator, value: unknown, path: string, errors: FieldError[
       return { kind: 'none' };
     }
     case 'eq':
+    // biome-ignore lint/suspicious/noFallthroughSwitchClause: any other eq/neq value compares as text, as the default does
     case 'neq':
       if (typeof value === 'number' && Number.isFinite(value)) return { kind: 'number', num: value };
-    // falls through: text equality
     default: {
       const text = scalarText(value);
       if (text === null) {
@@ -124,7 +124,8 @@ export function checkFilterGroups(input: unknown, columns: Column[], param = 'fi
         errors.push({ path, message: `groups nest at most ${MAX_DEPTH} deep` });
         return null;
       }
-      for (const k of Object.keys(v)) if (!GROUP_KEYS.has(k)) errors.push({ path: `${path}.${k}`, message: 'is not a group field (type, rules)' });
+      for (const k of Object.keys(v))
+        if (!GROUP_KEYS.has(k)) errors.push({ path: `${path}.${k}`, message: 'is not a group field (type, rules)' });
       if (v.type !== 'and' && v.type !== 'or') errors.push({ path: `${path}.type`, message: 'must be "and" or "or"' });
       if (!Array.isArray(v.rules)) {
         errors.push({ path: `${path}.rules`, message: 'must be an array' });
@@ -134,11 +135,20 @@ export function checkFilterGroups(input: unknown, columns: Column[], param = 'fi
       return { kind: 'group', type: v.type === 'or' ? 'or' : 'and', rules };
     }
     ruleCount++;
-    for (const k of Object.keys(v)) if (!RULE_KEYS.has(k)) errors.push({ path: `${path}.${k}`, message: 'is not a rule field (col_id, operator, value, field)' });
+    for (const k of Object.keys(v))
+      if (!RULE_KEYS.has(k)) errors.push({ path: `${path}.${k}`, message: 'is not a rule field (col_id, operator, value, field)' });
     const col = typeof v.col_id === 'string' ? byId.get(v.col_id) : undefined;
-    if (!col) errors.push({ path: `${path}.col_id`, message: typeof v.col_id === 'string' ? `unknown column "${v.col_id}"` : 'must be a column id string' });
+    if (!col)
+      errors.push({
+        path: `${path}.col_id`,
+        message: typeof v.col_id === 'string' ? `unknown column "${v.col_id}"` : 'must be a column id string',
+      });
     const op = v.operator as Operator;
-    if (!OPERATORS.includes(op)) errors.push({ path: `${path}.operator`, message: `unknown operator ${JSON.stringify(v.operator)}; use one of ${OPERATORS.join(', ')}` });
+    if (!OPERATORS.includes(op))
+      errors.push({
+        path: `${path}.operator`,
+        message: `unknown operator ${JSON.stringify(v.operator)}; use one of ${OPERATORS.join(', ')}`,
+      });
     const field = v.field ?? 'value';
     if (field !== 'value' && field !== 'status') errors.push({ path: `${path}.field`, message: 'must be "value" or "status"' });
     if (!col || !OPERATORS.includes(op) || (field !== 'value' && field !== 'status')) return null;
@@ -159,7 +169,10 @@ export function checkFilterGroups(input: unknown, columns: Column[], param = 'fi
     .filter((g): g is FilterNode => g !== null);
   if (ruleCount > MAX_RULES) errors.push({ path: param, message: `at most ${MAX_RULES} rules` });
   if (colNos.size > MAX_FILTER_COLUMNS)
-    errors.push({ path: param, message: `reads ${colNos.size} columns; a filter may read at most ${MAX_FILTER_COLUMNS} different columns` });
+    errors.push({
+      path: param,
+      message: `reads ${colNos.size} columns; a filter may read at most ${MAX_FILTER_COLUMNS} different columns`,
+    });
   if (errors.length) throw bad(param, errors);
   if (groups.length === 0) return null;
   return { kind: 'group', type: 'and', rules: groups };
@@ -175,11 +188,18 @@ export function parseSortRules(raw: string | undefined, columns: Column[], param
   const specs: SortSpec[] = [];
   input.forEach((r, i) => {
     const path = `${param}[${i}]`;
-    if (!isPlainObject(r)) return void errors.push({ path, message: 'must be an object {col_id, direction, sort_as_number}' });
+    if (!isPlainObject(r)) {
+      errors.push({ path, message: 'must be an object {col_id, direction, sort_as_number}' });
+      return;
+    }
     for (const k of Object.keys(r))
       if (!['col_id', 'direction', 'sort_as_number'].includes(k)) errors.push({ path: `${path}.${k}`, message: 'is not a sort field' });
     const col = typeof r.col_id === 'string' ? byId.get(r.col_id) : undefined;
-    if (!col) errors.push({ path: `${path}.col_id`, message: typeof r.col_id === 'string' ? `unknown column "${r.col_id}"` : 'must be a column id string' });
+    if (!col)
+      errors.push({
+        path: `${path}.col_id`,
+        message: typeof r.col_id === 'string' ? `unknown column "${r.col_id}"` : 'must be a column id string',
+      });
     const direction = r.direction ?? 'asc';
     if (direction !== 'asc' && direction !== 'desc') errors.push({ path: `${path}.direction`, message: 'must be "asc" or "desc"' });
     if (r.sort_as_number !== undefined && typeof r.sort_as_number !== 'boolean')

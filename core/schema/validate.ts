@@ -34,7 +34,7 @@ export function schemaErrors(schema: TSchema, value: unknown, root = ''): FieldE
   const seen = new Set<string>();
   const out: FieldError[] = [];
   for (const e of c.Errors(value)) {
-    let path = e.path;
+    const path = e.path;
     let message = e.message;
     if (message.startsWith('Unexpected property')) message = 'is not an allowed field; remove it';
     else message = message.charAt(0).toLowerCase() + message.slice(1);

@@ -36,7 +36,10 @@ export function columnView(c: Column): ColumnView {
 }
 
 function knownTools(kernel: Kernel): string {
-  return kernel.plugins.listTools().map((t) => t.id).join(', ');
+  return kernel.plugins
+    .listTools()
+    .map((t) => t.id)
+    .join(', ');
 }
 
 /** Checks one tool step: the tool exists, its config fits the tool's schema, its templates name columns. */
@@ -52,7 +55,8 @@ function checkStep(kernel: Kernel, step: WaterfallStep, path: string, columnName
     for (const e of tool.checkConfig(step.config)) errors.push({ path: `${path}.config.${e.path}`, message: e.message });
   }
   for (const ref of referencedColumns(step.config)) {
-    if (!columnNames.has(ref)) errors.push({ path: `${path}.config`, message: `references {{${ref}}}, but the project has no column named "${ref}"` });
+    if (!columnNames.has(ref))
+      errors.push({ path: `${path}.config`, message: `references {{${ref}}}, but the project has no column named "${ref}"` });
   }
 }
 
@@ -64,7 +68,12 @@ const MAX_CONFIG_BYTES = 65_536;
  * with auto_run, rows added later are enriched as they arrive. A caller that fills the column
  * itself right away (score_icp) may start the cells `queued`.
  */
-export async function createColumn(kernel: Kernel, project: Project, input: CreateColumnInput, options: { cellStatus?: 'pending' | 'queued' } = {}) {
+export async function createColumn(
+  kernel: Kernel,
+  project: Project,
+  input: CreateColumnInput,
+  options: { cellStatus?: 'pending' | 'queued' } = {},
+) {
   const columns = await kernel.storage.projects.columns(project.pk);
   const names = new Set(columns.map((c) => c.name));
   const errors: FieldError[] = [];
@@ -77,10 +86,13 @@ export async function createColumn(kernel: Kernel, project: Project, input: Crea
   if (input.waterfall?.length && input.tool_id && input.tool_id !== input.waterfall[0]?.tool_id) {
     errors.push({ path: 'tool_id', message: 'must be omitted or equal the first waterfall step' });
   }
-  steps.forEach((s, i) => checkStep(kernel, s, input.waterfall?.length ? `waterfall[${i}]` : '', names, errors));
+  for (const [i, s] of steps.entries()) checkStep(kernel, s, input.waterfall?.length ? `waterfall[${i}]` : '', names, errors);
   const configBytes = valueBytes(steps);
   if (configBytes > MAX_CONFIG_BYTES) {
-    errors.push({ path: input.waterfall?.length ? 'waterfall' : 'config', message: `is ${configBytes.toLocaleString('en-US')} bytes; a column's config holds at most ${MAX_CONFIG_BYTES.toLocaleString('en-US')}` });
+    errors.push({
+      path: input.waterfall?.length ? 'waterfall' : 'config',
+      message: `is ${configBytes.toLocaleString('en-US')} bytes; a column's config holds at most ${MAX_CONFIG_BYTES.toLocaleString('en-US')}`,
+    });
   }
   if (names.has(input.name)) errors.push({ path: 'name', message: `a column named "${input.name}" already exists` });
   if (steps.length > 1) {
@@ -98,7 +110,10 @@ export async function createColumn(kernel: Kernel, project: Project, input: Crea
     }
   }
   if (errors.length) {
-    throw validationError(`Invalid column: ${errors.map((e) => `${e.path.replace(/^\./, '')} ${e.message}`).join('; ')}`, errors.map((e) => ({ ...e, path: e.path.replace(/^\./, '') })));
+    throw validationError(
+      `Invalid column: ${errors.map((e) => `${e.path.replace(/^\./, '')} ${e.message}`).join('; ')}`,
+      errors.map((e) => ({ ...e, path: e.path.replace(/^\./, '') })),
+    );
   }
   const first = steps[0] as WaterfallStep;
   const column = await kernel.storage.projects.addColumn(project.pk, {
@@ -130,7 +145,10 @@ export async function runColumns(kernel: Kernel, project: Project, input: { col_
     const byId = new Map(columns.map((c) => [c.id, c]));
     const unknown = input.col_ids.filter((id) => !byId.has(id));
     if (unknown.length) {
-      throw validationError(`Not tool columns of this project: ${unknown.join(', ')}`, unknown.map((id) => ({ path: 'col_ids', message: `"${id}" is not a tool column of this project` })));
+      throw validationError(
+        `Not tool columns of this project: ${unknown.join(', ')}`,
+        unknown.map((id) => ({ path: 'col_ids', message: `"${id}" is not a tool column of this project` })),
+      );
     }
     chosen = input.col_ids.map((id) => byId.get(id) as Column);
   }

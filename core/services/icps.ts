@@ -15,7 +15,7 @@ import { toolColumnNos } from './rows.ts';
 /** The id of the kernel's ICP score tool, which fills score columns. */
 export const ICP_SCORE_TOOL = icpScoreTool.id;
 
-/** An ICP as REST and MCP show it (DESIGN.md §3). */
+/** An ICP as REST and MCP show it (../shared/DESIGN.md §3). */
 export function icpView(r: IcpRecord) {
   return { id: r.id, name: r.name, definition: r.definition, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) };
 }
@@ -25,7 +25,9 @@ function checkDefinition(def: IcpDefinition): void {
   for (const field of ['employee_range', 'revenue_range'] as const) {
     const r = def[field];
     if (r?.min !== undefined && r.max !== undefined && r.min > r.max) {
-      throw validationError(`definition.${field}: min (${r.min}) is above max (${r.max})`, [{ path: `definition.${field}`, message: 'min must not be above max' }]);
+      throw validationError(`definition.${field}: min (${r.min}) is above max (${r.max})`, [
+        { path: `definition.${field}`, message: 'min must not be above max' },
+      ]);
     }
   }
 }
@@ -52,7 +54,10 @@ export async function updateIcp(kernel: Kernel, workspace: Workspace, id: string
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v);
 }
@@ -63,10 +68,22 @@ function canonical(v: unknown): string {
  * An existing column must be an ICP score column of this very ICP version, or its later rows would
  * be scored against another definition than the one written now.
  */
-async function scoreColumn(kernel: Kernel, projectColumns: Column[], icp: IcpRecord, name: string, project: Project, cellStatus: 'pending' | 'queued'): Promise<Column> {
+async function scoreColumn(
+  kernel: Kernel,
+  projectColumns: Column[],
+  icp: IcpRecord,
+  name: string,
+  project: Project,
+  cellStatus: 'pending' | 'queued',
+): Promise<Column> {
   const existing = projectColumns.find((c) => c.name === name);
   if (!existing) {
-    await createColumn(kernel, project, { name, tool_id: ICP_SCORE_TOOL, config: { icp_id: icp.id, definition: icp.definition } }, { cellStatus });
+    await createColumn(
+      kernel,
+      project,
+      { name, tool_id: ICP_SCORE_TOOL, config: { icp_id: icp.id, definition: icp.definition } },
+      { cellStatus },
+    );
     const created = (await kernel.storage.projects.columns(project.pk)).find((c) => c.name === name);
     if (!created) throw new ServiceError('internal_error', `column ${name} vanished after creation`);
     return created;
@@ -78,9 +95,10 @@ async function scoreColumn(kernel: Kernel, projectColumns: Column[], icp: IcpRec
     ]);
   }
   if (canonical(config.definition) !== canonical(icp.definition)) {
-    throw validationError(`Column "${name}" holds scores of an earlier version of this ICP (it keeps the definition it was created with); score into a new col_name`, [
-      { path: 'col_name', message: 'names a column scored with an older definition' },
-    ]);
+    throw validationError(
+      `Column "${name}" holds scores of an earlier version of this ICP (it keeps the definition it was created with); score into a new col_name`,
+      [{ path: 'col_name', message: 'names a column scored with an older definition' }],
+    );
   }
   return existing;
 }
@@ -100,13 +118,17 @@ export async function scoreProject(kernel: Kernel, workspace: Workspace, icpId: 
   const project = await projects.get(workspace.id, input.project_id);
   if (!project) throw new ServiceError('not_found', `Project ${input.project_id} not found (or not in this workspace)`);
   if (!hasCriteria(icp.definition)) {
-    throw validationError(`ICP ${icp.id} has no criteria to score; set at least one with update_icp`, [{ path: 'definition', message: 'is empty' }]);
+    throw validationError(`ICP ${icp.id} has no criteria to score; set at least one with update_icp`, [
+      { path: 'definition', message: 'is empty' },
+    ]);
   }
   const rowsTotal = (await rows.counts([project.pk])).get(project.pk) ?? 0;
   const inline = rowsTotal <= INLINE_ROWS;
   const columns = await projects.columns(project.pk);
   // A new column's cells wait as `queued` while a job fills them; inline they are written at once.
-  const target = input.col_name ? await scoreColumn(kernel, columns, icp, input.col_name, project, inline ? 'pending' : 'queued') : undefined;
+  const target = input.col_name
+    ? await scoreColumn(kernel, columns, icp, input.col_name, project, inline ? 'pending' : 'queued')
+    : undefined;
   const readable = columns.filter((c) => c.no !== target?.no);
 
   const preview = emptyTally();
@@ -125,7 +147,13 @@ export async function scoreProject(kernel: Kernel, workspace: Workspace, icpId: 
   };
   if (inline) {
     if (target) await rows.writeCells(project.pk, target.no, cells);
-    await icpScoreRuns.create({ ...run, status: 'completed', rowsDone: first.length, afterSeq: first[first.length - 1]?.seq ?? 0, tally: preview });
+    await icpScoreRuns.create({
+      ...run,
+      status: 'completed',
+      rowsDone: first.length,
+      afterSeq: first[first.length - 1]?.seq ?? 0,
+      tally: preview,
+    });
   } else {
     await icpScoreRuns.create({ ...run, status: 'queued', rowsDone: 0, afterSeq: 0, tally: emptyTally() });
     try {
@@ -164,7 +192,8 @@ export async function findScoreRun(kernel: Kernel, workspace: Workspace, icpId: 
 /** get_icp_score_run: where a run stands, and its tally over the rows scored so far (the whole project once completed). */
 export async function scoreRunView(kernel: Kernel, run: IcpScoreRunRecord) {
   const project = await kernel.storage.projects.getByPk(run.projectPk);
-  const column = project && run.colNo !== null ? (await kernel.storage.projects.columns(project.pk)).find((c) => c.no === run.colNo) : undefined;
+  const column =
+    project && run.colNo !== null ? (await kernel.storage.projects.columns(project.pk)).find((c) => c.no === run.colNo) : undefined;
   return {
     run_id: run.id,
     icp_id: run.icpId,

@@ -51,7 +51,10 @@ export async function createProjectFromBuilder(
 ): Promise<{ project_id: string }> {
   const builder = kernel.plugins.builder(input.builder_id);
   if (!builder) {
-    const known = kernel.plugins.listBuilders().map((b) => b.id).join(', ');
+    const known = kernel.plugins
+      .listBuilders()
+      .map((b) => b.id)
+      .join(', ');
     throw validationError(`Unknown builder_id "${input.builder_id}"; use one of: ${known} (GET /project-builders lists them)`, [
       { path: 'builder_id', message: 'is not a registered builder' },
     ]);
@@ -74,10 +77,10 @@ export async function createProjectFromBuilder(
     project = await kernel.storage.projects.create({
       id: projectId,
       workspaceId: workspace.id,
-    creatorId: workspace.id,
-    name: (input.name?.trim() || builder.projectName(input.form_data)).slice(0, 255),
-    builderId: builder.id,
-    formData: input.form_data,
+      creatorId: workspace.id,
+      name: (input.name?.trim() || builder.projectName(input.form_data)).slice(0, 255),
+      builderId: builder.id,
+      formData: input.form_data,
       columns: columns.map((name) => ({ name, type: 'input' as const })),
     });
   } catch (e) {

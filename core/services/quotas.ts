@@ -12,7 +12,11 @@ export async function checkProjectQuota(kernel: Kernel, workspace: Workspace): P
   const { maxProjects } = planRules(workspace.plan);
   if (maxProjects === null) return;
   if ((await kernel.storage.projects.countLive(workspace.id)) >= maxProjects) {
-    throw quotaError('projects', maxProjects, `The ${workspace.plan} plan holds at most ${maxProjects} projects; delete one or change plan`);
+    throw quotaError(
+      'projects',
+      maxProjects,
+      `The ${workspace.plan} plan holds at most ${maxProjects} projects; delete one or change plan`,
+    );
   }
 }
 

@@ -19,15 +19,25 @@ export function cellsFromCompany(columns: Column[], company: Record<string, unkn
   if (missing.length) {
     throw new ServiceError(
       'validation_error',
-      { message: `Missing required columns: ${missing.join(', ')}. Send a value (or null) for every input column.`, missing_columns: missing },
+      {
+        message: `Missing required columns: ${missing.join(', ')}. Send a value (or null) for every input column.`,
+        missing_columns: missing,
+      },
       { status: 403 },
     );
   }
   if (unknown.length || tool.length) {
     const parts = [];
     if (unknown.length) parts.push(`no column is named ${unknown.map((k) => `"${k}"`).join(', ')}`);
-    if (tool.length) parts.push(`${tool.map((k) => `"${k}"`).join(', ')} ${tool.length > 1 ? 'are tool columns' : 'is a tool column'}, filled by the service`);
-    throw new ServiceError('validation_error', { message: `Invalid payload: ${parts.join('; ')}. Remove ${unknown.length + tool.length > 1 ? 'those keys' : 'that key'}.` }, { status: 403 });
+    if (tool.length)
+      parts.push(
+        `${tool.map((k) => `"${k}"`).join(', ')} ${tool.length > 1 ? 'are tool columns' : 'is a tool column'}, filled by the service`,
+      );
+    throw new ServiceError(
+      'validation_error',
+      { message: `Invalid payload: ${parts.join('; ')}. Remove ${unknown.length + tool.length > 1 ? 'those keys' : 'that key'}.` },
+      { status: 403 },
+    );
   }
   const cells: Record<number, Cell> = {};
   for (const c of columns) {

@@ -53,7 +53,9 @@ export async function startBackend(dialect: BenchDialect): Promise<Backend> {
       MCP_PORT: '0',
       LOG_LEVEL: 'warn',
       // A plan like pro without its per-key rate limit (pro: 1,200 requests/min) or row cap.
-      PLANS_JSON: JSON.stringify({ [BENCH_PLAN]: { apiAccess: true, monthlyCredits: 0, maxProjects: null, maxRowsPerProject: null, requestsPerMinute: null } }),
+      PLANS_JSON: JSON.stringify({
+        [BENCH_PLAN]: { apiAccess: true, monthlyCredits: 0, maxProjects: null, maxRowsPerProject: null, requestsPerMinute: null },
+      }),
       DATABASE_URL: databaseUrlValue,
       PORT: '0',
     });

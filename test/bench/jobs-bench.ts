@@ -45,7 +45,8 @@ const profile = process.env.BENCH_JOBS_PROFILE ?? 'auto';
 if (!['auto', 'always', 'never'].includes(profile)) throw new Error(`BENCH_JOBS_PROFILE must be auto, always or never, got "${profile}"`);
 
 const tools = (process.env.BENCH_JOBS_TOOLS ?? 'formula,domain_normalizer').split(',').map((t) => t.trim()) as BenchTool[];
-for (const t of tools) if (!(t in BENCH_TOOLS)) throw new Error(`BENCH_JOBS_TOOLS: unknown tool "${t}" (${Object.keys(BENCH_TOOLS).join(', ')})`);
+for (const t of tools)
+  if (!(t in BENCH_TOOLS)) throw new Error(`BENCH_JOBS_TOOLS: unknown tool "${t}" (${Object.keys(BENCH_TOOLS).join(', ')})`);
 
 const settings: JobsSettings = {
   rows: num('BENCH_JOBS_ROWS', 100_000),
@@ -87,8 +88,15 @@ const version = (cmd: string[], pattern: RegExp) => Bun.spawnSync(cmd).stdout.to
 const portOf = (url: string) => new URL(url).port;
 /** The code measured: HEAD, marked dirty when core/, adapters/ or plugins/ have uncommitted changes. */
 function codeVersion(): string {
-  const head = Bun.spawnSync(['git', 'rev-parse', '--short', 'HEAD'], { cwd: import.meta.dir }).stdout.toString().trim() || 'unknown';
-  const dirty = Bun.spawnSync(['git', 'status', '--porcelain', '--', 'core', 'adapters', 'plugins'], { cwd: resolve(import.meta.dir, '../..') }).stdout.toString().trim();
+  const head =
+    Bun.spawnSync(['git', 'rev-parse', '--short', 'HEAD'], { cwd: import.meta.dir })
+      .stdout.toString()
+      .trim() || 'unknown';
+  const dirty = Bun.spawnSync(['git', 'status', '--porcelain', '--', 'core', 'adapters', 'plugins'], {
+    cwd: resolve(import.meta.dir, '../..'),
+  })
+    .stdout.toString()
+    .trim();
   return dirty ? `${head} + uncommitted changes` : head;
 }
 
@@ -149,7 +157,11 @@ async function main(): Promise<void> {
   const seedProject = async (name: string, rows: number) => {
     const { project, columns } = await createBenchProject(storage, ws.id, name);
     progress(`seeding ${rows} rows (${name})…`);
-    const s = await seedRows(storage, project.pk, columns, 1, rows, { batch: settings.seedBatch, concurrency: settings.seedConcurrency, label: 'seed' });
+    const s = await seedRows(storage, project.pk, columns, 1, rows, {
+      batch: settings.seedBatch,
+      concurrency: settings.seedConcurrency,
+      label: 'seed',
+    });
     progress(`seeded in ${s.seconds.toFixed(1)} s`);
     seed ??= s;
     return project;
@@ -192,15 +204,32 @@ async function main(): Promise<void> {
     for (let i = 1; i < settings.extraToolColumns; i++) {
       await createColumn(kernel, project, { name: `idle ${i}`, tool_id: first.tool, config: { ...BENCH_TOOLS[first.tool].config } });
     }
-    await fill(`core/worker.ts, ${first.tool}, ${settings.extraToolColumns} other tool columns`, project, first.tool, `again ${first.tool}`, false);
+    await fill(
+      `core/worker.ts, ${first.tool}, ${settings.extraToolColumns} other tool columns`,
+      project,
+      first.tool,
+      `again ${first.tool}`,
+      false,
+    );
   }
   let steps: JobsReport['steps'];
   if (settings.profile === 'always' || (settings.profile === 'auto' && first.cellsPerSecond < JOB_TARGETS.cellsPerSecond)) {
-    await fill(`timed workers, ${first.tool}`, await seedProject(`jobs bench timed ${first.tool}`, settings.rows), first.tool, `timed ${first.tool}`, true);
+    await fill(
+      `timed workers, ${first.tool}`,
+      await seedProject(`jobs bench timed ${first.tool}`, settings.rows),
+      first.tool,
+      `timed ${first.tool}`,
+      true,
+    );
     const stepRows = Math.min(settings.stepRows, settings.rows);
     const project = await seedProject(`jobs bench steps ${first.tool}`, stepRows);
     progress(`replaying the jobs of ${stepRows} rows step by step…`);
-    steps = await replaySteps(kernel, project, { tool: first.tool, rows: stepRows, column: `steps ${first.tool}`, mariadbPid: serverPids.mariadbd });
+    steps = await replaySteps(kernel, project, {
+      tool: first.tool,
+      rows: stepRows,
+      column: `steps ${first.tool}`,
+      mariadbPid: serverPids.mariadbd,
+    });
   }
 
   const report: JobsReport = {
@@ -214,7 +243,8 @@ async function main(): Promise<void> {
       cpus: cpus().length,
       mariadb: version(['mariadbd', '--version'], /Ver (\S+?)-/),
       redis: version(['redis-server', '--version'], /v=(\S+)/),
-      bullmq: (JSON.parse(readFileSync(resolve(import.meta.dir, '../../node_modules/bullmq/package.json'), 'utf8')) as { version: string }).version,
+      bullmq: (JSON.parse(readFileSync(resolve(import.meta.dir, '../../node_modules/bullmq/package.json'), 'utf8')) as { version: string })
+        .version,
     },
     seed: seed as JobsReport['seed'],
     fills,

@@ -109,14 +109,19 @@ const DB_COUNTERS = ['Questions', 'Innodb_row_lock_waits', 'Innodb_row_lock_time
 export type DbCounters = Record<(typeof DB_COUNTERS)[number], number>;
 
 async function dbCounters(storage: SqlStorage): Promise<DbCounters> {
-  const r = await sql<{ Variable_name: string; Value: string }>`SHOW GLOBAL STATUS WHERE Variable_name IN (${sql.join([...DB_COUNTERS])})`.execute(storage.database.db);
+  const r = await sql<{
+    Variable_name: string;
+    Value: string;
+  }>`SHOW GLOBAL STATUS WHERE Variable_name IN (${sql.join([...DB_COUNTERS])})`.execute(storage.database.db);
   const out = Object.fromEntries(DB_COUNTERS.map((k) => [k, 0])) as DbCounters;
   for (const row of r.rows) out[row.Variable_name as keyof DbCounters] = Number(row.Value);
   return out;
 }
 
 async function unsettled(storage: SqlStorage, projectPk: number, colNo: number): Promise<number> {
-  const r = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM cell_keys WHERE project_pk = ${projectPk} AND col_no = ${colNo} AND status IN (${sql.join(UNSETTLED)})`.execute(
+  const r = await sql<{
+    n: number;
+  }>`SELECT COUNT(*) AS n FROM cell_keys WHERE project_pk = ${projectPk} AND col_no = ${colNo} AND status IN (${sql.join(UNSETTLED)})`.execute(
     storage.database.db,
   );
   return Number(r.rows[0]?.n ?? 0);
@@ -126,7 +131,11 @@ export async function fillColumn(kernel: Kernel, project: Project, rows: number,
   const storage = kernel.storage as SqlStorage;
   const view = await createColumn(kernel, project, { name: o.column, tool_id: o.tool, config: { ...BENCH_TOOLS[o.tool].config } });
   const column = (await storage.projects.columns(project.pk)).find((c) => c.id === view.col_id) as Column;
-  const cpu = new CpuMeter({ bench: process.pid, ...Object.fromEntries(workers.pids.map((pid, i) => [`worker ${i + 1}`, pid])), ...o.serverPids });
+  const cpu = new CpuMeter({
+    bench: process.pid,
+    ...Object.fromEntries(workers.pids.map((pid, i) => [`worker ${i + 1}`, pid])),
+    ...o.serverPids,
+  });
 
   const counters0 = await dbCounters(storage);
   const claims = spy(storage.rows, 'moveStatus');
@@ -163,7 +172,9 @@ export async function fillColumn(kernel: Kernel, project: Project, rows: number,
       if (runDone && left === 0 && (await unsettled(storage, project.pk, column.no)) === 0) doneAt = now;
       if (now - lastProgress >= 5_000) {
         lastProgress = now;
-        process.stderr.write(`  ${o.label}: ${((now - t0) / 1000).toFixed(0)} s, jobs waiting ${stats.waiting}, running ${stats.pending}\n`);
+        process.stderr.write(
+          `  ${o.label}: ${((now - t0) / 1000).toFixed(0)} s, jobs waiting ${stats.waiting}, running ${stats.pending}\n`,
+        );
       }
     }
   } finally {
@@ -174,21 +185,28 @@ export async function fillColumn(kernel: Kernel, project: Project, rows: number,
   const counters1 = await dbCounters(storage);
   const db = Object.fromEntries(Object.entries(counters1).map(([k, v]) => [k, v - counters0[k as keyof DbCounters]])) as DbCounters;
 
-  const counted = await sql<{ status: string; n: number }>`SELECT status, COUNT(*) AS n FROM cell_keys WHERE project_pk = ${project.pk} AND col_no = ${column.no} GROUP BY status`.execute(
+  const counted = await sql<{
+    status: string;
+    n: number;
+  }>`SELECT status, COUNT(*) AS n FROM cell_keys WHERE project_pk = ${project.pk} AND col_no = ${column.no} GROUP BY status`.execute(
     storage.database.db,
   );
   const statuses = Object.fromEntries(counted.rows.map((r) => [r.status, Number(r.n)]));
   if ((statuses.completed ?? 0) !== rows) throw new Error(`expected ${rows} completed cells, got ${JSON.stringify(statuses)}`);
   const all = await storage.projects.columns(project.pk);
   // Sequence numbers are unique across projects: sample the first, a middle and the last row of this one.
-  const ends = await sql<{ lo: number; hi: number }>`SELECT MIN(seq) AS lo, MAX(seq) AS hi FROM project_rows WHERE project_pk = ${project.pk}`.execute(storage.database.db);
+  const ends = await sql<{
+    lo: number;
+    hi: number;
+  }>`SELECT MIN(seq) AS lo, MAX(seq) AS hi FROM project_rows WHERE project_pk = ${project.pk}`.execute(storage.database.db);
   const lo = Number(ends.rows[0]?.lo);
   const hi = Number(ends.rows[0]?.hi);
   const sample = await storage.rows.getMany(project.pk, [...new Set([lo, Math.floor((lo + hi) / 2), hi])], [column.no]);
   if (sample.length === 0) throw new Error('no rows to check');
   for (const r of sample) {
     const want = BENCH_TOOLS[o.tool].expected(Object.fromEntries(all.map((c) => [c.name, r.cells[c.no]?.v])));
-    if (r.cells[column.no]?.v !== want) throw new Error(`row ${r.seq}: ${o.column} is ${JSON.stringify(r.cells[column.no]?.v)}, expected ${want}`);
+    if (r.cells[column.no]?.v !== want)
+      throw new Error(`row ${r.seq}: ${o.column} is ${JSON.stringify(r.cells[column.no]?.v)}, expected ${want}`);
   }
 
   const seconds = (doneAt - t0) / 1000;

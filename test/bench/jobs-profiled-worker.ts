@@ -34,7 +34,8 @@ const profile: WorkerProfile = { pid: process.pid, concurrency: 0, jobs: 0, firs
 let cpuAtFirstJob: NodeJS.CpuUsage | undefined;
 
 function add(name: string, ms: number): void {
-  const s = (steps[name] ??= { calls: 0, ms: 0, maxMs: 0 });
+  steps[name] ??= { calls: 0, ms: 0, maxMs: 0 };
+  const s = steps[name];
   s.calls++;
   s.ms += ms;
   s.maxMs = Math.max(s.maxMs, ms);

@@ -102,7 +102,7 @@ function stepTable(r: StepReplay, cpus: number): string[] {
   out.push(
     '',
     `Averages over ${r.jobs} jobs of \`${r.tool}\`, run one after another in the bench process (no queue; MariaDB CPU from /proc, 10 ms ticks). ` +
-      `At ${((sum.js + sum.db) / r.rowsPerJob * 1000).toFixed(0)} µs of CPU per cell, ${cpus} fully busy cores cap a fill at about ${int(cpus / cpuPerCell)} cells/s before any queue cost.`,
+      `At ${(((sum.js + sum.db) / r.rowsPerJob) * 1000).toFixed(0)} µs of CPU per cell, ${cpus} fully busy cores cap a fill at about ${int(cpus / cpuPerCell)} cells/s before any queue cost.`,
   );
   return out;
 }
@@ -149,13 +149,22 @@ export function jobsMarkdown(r: JobsReport): string {
   ];
   for (const b of r.baselines) {
     const share = b.otherCpuSeconds / (b.seconds * r.machine.cpus);
-    if (share > 0.05 && b.seconds >= 1) out.push(`> warning: other processes or the VM host took ${(share * 100).toFixed(0)}% of the machine during ${b.system} at ${int(b.jobs)} jobs; its rate is understated.`);
+    if (share > 0.05 && b.seconds >= 1)
+      out.push(
+        `> warning: other processes or the VM host took ${(share * 100).toFixed(0)}% of the machine during ${b.system} at ${int(b.jobs)} jobs; its rate is understated.`,
+      );
   }
   for (const f of r.fills) {
     const share = f.cpu.others / (f.seconds * r.machine.cpus);
-    if (share > 0.05) out.push(`> warning: other processes took ${(share * 100).toFixed(0)}% of the machine during the \`${f.tool}\` fill (${f.label}); its rate is understated.`);
+    if (share > 0.05)
+      out.push(
+        `> warning: other processes took ${(share * 100).toFixed(0)}% of the machine during the \`${f.tool}\` fill (${f.label}); its rate is understated.`,
+      );
     const stolen = f.cpu.steal / (f.seconds * r.machine.cpus);
-    if (stolen > 0.05) out.push(`> warning: the VM host took ${(stolen * 100).toFixed(0)}% of the cores (steal) during the \`${f.tool}\` fill (${f.label}); its rate is understated.`);
+    if (stolen > 0.05)
+      out.push(
+        `> warning: the VM host took ${(stolen * 100).toFixed(0)}% of the cores (steal) during the \`${f.tool}\` fill (${f.label}); its rate is understated.`,
+      );
   }
   if (profiled) {
     const busy = profiled.profiles.reduce((a, p) => a + (p.steps['job handler (all of the above)']?.ms ?? 0), 0) / 1000;

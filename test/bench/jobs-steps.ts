@@ -30,7 +30,11 @@ export interface StepReplay {
   steps: StepCost[];
 }
 
-export async function replaySteps(kernel: Kernel, project: Project, o: { tool: BenchTool; rows: number; column: string; mariadbPid: number | undefined }): Promise<StepReplay> {
+export async function replaySteps(
+  kernel: Kernel,
+  project: Project,
+  o: { tool: BenchTool; rows: number; column: string; mariadbPid: number | undefined },
+): Promise<StepReplay> {
   const { projects, rows } = kernel.storage;
   const view = await createColumn(kernel, project, { name: o.column, tool_id: o.tool, config: { ...BENCH_TOOLS[o.tool].config } });
   const tool = kernel.plugins.tool(o.tool);
@@ -55,7 +59,11 @@ export async function replaySteps(kernel: Kernel, project: Project, o: { tool: B
   const perJob = enrichJobRows(kernel, planned);
   // Sequence numbers are unique across projects: take this project's own.
   const all = (
-    await sql<{ seq: number }>`SELECT seq FROM project_rows WHERE project_pk = ${project.pk} AND deleted_at IS NULL ORDER BY seq LIMIT ${o.rows}`.execute((kernel.storage as SqlStorage).database.db)
+    await sql<{
+      seq: number;
+    }>`SELECT seq FROM project_rows WHERE project_pk = ${project.pk} AND deleted_at IS NULL ORDER BY seq LIMIT ${o.rows}`.execute(
+      (kernel.storage as SqlStorage).database.db,
+    )
   ).rows.map((r) => Number(r.seq));
   const jobs = Math.max(1, Math.floor(all.length / perJob));
   for (let j = 0; j < jobs; j++) {
@@ -66,7 +74,9 @@ export async function replaySteps(kernel: Kernel, project: Project, o: { tool: B
     });
     const column = columns.find((c) => c.id === view.col_id) as Column;
     // The fresh column's cells are `pending`; a job claims `queued`: the same statement either way.
-    const claimed = await step('claim cells (moveStatus)', () => rows.moveStatus(project.pk, column.no, ['pending', 'queued'], 'running', seqs));
+    const claimed = await step('claim cells (moveStatus)', () =>
+      rows.moveStatus(project.pk, column.no, ['pending', 'queued'], 'running', seqs),
+    );
     if (claimed.length !== seqs.length) throw new Error(`replay: claimed ${claimed.length} of ${seqs.length} cells`);
     // As the runner does: the cells of every other tool column are read with the rows.
     const others = columns.filter((c) => c.type === 'tool' && c.no !== column.no).map((c) => c.no);
@@ -77,7 +87,16 @@ export async function replaySteps(kernel: Kernel, project: Project, o: { tool: B
         return { rowId: String(row.seq), config: renderTemplate(column.config, values) as Record<string, unknown>, row: values };
       });
       const out = [];
-      for (let i = 0; i < items.length; i += tool.batchSize) out.push(...(await tool.enrich(items.slice(i, i + tool.batchSize), { providerMode: 'sandbox', env: () => undefined, signal: new AbortController().signal, log: () => undefined, expressions: kernel.expressions })));
+      for (let i = 0; i < items.length; i += tool.batchSize)
+        out.push(
+          ...(await tool.enrich(items.slice(i, i + tool.batchSize), {
+            providerMode: 'sandbox',
+            env: () => undefined,
+            signal: new AbortController().signal,
+            log: () => undefined,
+            expressions: kernel.expressions,
+          })),
+        );
       return out;
     });
     const cells = loaded.map((row, i) => {

@@ -39,13 +39,15 @@ export async function startWorkers(
     // BENCH_JOBS_CPU_PROF=<dir>: the profiled workers also write a CPU profile (markdown) there on exit.
     const cpuProf = process.env.BENCH_JOBS_CPU_PROF ? ['--cpu-prof-md', `--cpu-prof-dir=${resolve(process.env.BENCH_JOBS_CPU_PROF)}`] : [];
     const cmd = options.profiled ? ['bun', ...cpuProf, PROFILED] : ['bun', 'core/worker.ts'];
-    const proc = track(Bun.spawn(cmd, {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdout: 'ignore',
-      stderr: 'pipe',
-      ...(options.profiled ? { ipc: (message: unknown) => pending.get(i)?.(message as WorkerProfile) } : {}),
-    }));
+    const proc = track(
+      Bun.spawn(cmd, {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdout: 'ignore',
+        stderr: 'pipe',
+        ...(options.profiled ? { ipc: (message: unknown) => pending.get(i)?.(message as WorkerProfile) } : {}),
+      }),
+    );
     procs.push(proc);
     void collect(proc.stderr as ReadableStream<Uint8Array>, tail);
   }

@@ -59,7 +59,12 @@ async function run(call: () => Promise<void>, concurrency: number, total: number
  * Measures two doors in alternating rounds (REST, MCP, REST, MCP, …), so a burst of background
  * load on a shared machine lands on both rather than on whichever ran at that moment.
  */
-async function compare(a: () => Promise<void>, b: () => Promise<void>, concurrency: number, total: number): Promise<[Latency & { rps: number }, Latency & { rps: number }]> {
+async function compare(
+  a: () => Promise<void>,
+  b: () => Promise<void>,
+  concurrency: number,
+  total: number,
+): Promise<[Latency & { rps: number }, Latency & { rps: number }]> {
   for (let i = 0; i < WARMUP; i++) {
     await a();
     await b();
@@ -125,13 +130,20 @@ async function main(): Promise<void> {
       const r = await fetch(`${rest}/projects`, {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ builder_id: 'manual_list_builder', form_data: { companies: i === 0 ? companies : `Solo ${i}` }, name: `Bench ${i}` }),
+        body: JSON.stringify({
+          builder_id: 'manual_list_builder',
+          form_data: { companies: i === 0 ? companies : `Solo ${i}` },
+          name: `Bench ${i}`,
+        }),
       });
       const body = (await r.json()) as { project_id: string };
       if (i === 0) projectId = body.project_id;
     }
     for (;;) {
-      const p = (await (await fetch(`${rest}/projects/${projectId}`, { headers })).json()) as { builder_status: { type: string }; row_count: number };
+      const p = (await (await fetch(`${rest}/projects/${projectId}`, { headers })).json()) as {
+        builder_status: { type: string };
+        row_count: number;
+      };
       if (p.builder_status.type === 'completed') break;
       await Bun.sleep(50);
     }
@@ -148,15 +160,25 @@ async function main(): Promise<void> {
     const mcpCall = (name: string, args: Record<string, unknown>) => async (key: string) => {
       const r = await fetch(mcp, {
         method: 'POST',
-        headers: { 'service-api-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+        headers: {
+          'service-api-key': key,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } }),
       });
       const body = (await r.json()) as { result?: { isError?: boolean } };
-      if (r.status !== 200 || !body.result || body.result.isError) throw new Error(`MCP ${name} failed: ${JSON.stringify(body).slice(0, 300)}`);
+      if (r.status !== 200 || !body.result || body.result.isError)
+        throw new Error(`MCP ${name} failed: ${JSON.stringify(body).slice(0, 300)}`);
     };
     const cases = [
       { op: 'list_projects', rest: restCall('/projects?limit=50'), mcp: mcpCall('list_projects', { limit: 50 }) },
-      { op: 'get_project_rows', rest: restCall(`/projects/${projectId}/rows?page=3&page_size=50`), mcp: mcpCall('get_project_rows', { project_id: projectId, page: 3, page_size: 50 }) },
+      {
+        op: 'get_project_rows',
+        rest: restCall(`/projects/${projectId}/rows?page=3&page_size=50`),
+        mcp: mcpCall('get_project_rows', { project_id: projectId, page: 3, page_size: 50 }),
+      },
     ];
 
     const lines = [
@@ -170,8 +192,15 @@ async function main(): Promise<void> {
       for (const concurrency of CONCURRENCY) {
         const restKey = await freshKey();
         const mcpKey = await freshKey();
-        const [r, m] = await compare(() => c.rest(restKey), () => c.mcp(mcpKey), concurrency, REQUESTS);
-        lines.push(`| ${c.op} | ${concurrency} | ${f(r.p50)} | ${f(r.p95)} | ${r.rps.toFixed(0)} | ${f(m.p50)} | ${f(m.p95)} | ${m.rps.toFixed(0)} | ${(m.p50 / r.p50).toFixed(2)}× |`);
+        const [r, m] = await compare(
+          () => c.rest(restKey),
+          () => c.mcp(mcpKey),
+          concurrency,
+          REQUESTS,
+        );
+        lines.push(
+          `| ${c.op} | ${concurrency} | ${f(r.p50)} | ${f(r.p95)} | ${r.rps.toFixed(0)} | ${f(m.p50)} | ${f(m.p95)} | ${m.rps.toFixed(0)} | ${(m.p50 / r.p50).toFixed(2)}× |`,
+        );
       }
     }
     console.log(lines.join('\n'));

@@ -98,7 +98,15 @@ export async function throughput(call: (n: number) => Promise<void>, concurrency
   };
   await Promise.all(Array.from({ length: concurrency }, loop));
   const elapsed = (performance.now() - start) / 1000;
-  return { concurrency, seconds: elapsed, ok: times.length, failed, perSecond: times.length / elapsed, latency: summarize(times), firstError };
+  return {
+    concurrency,
+    seconds: elapsed,
+    ok: times.length,
+    failed,
+    perSecond: times.length / elapsed,
+    latency: summarize(times),
+    firstError,
+  };
 }
 
 /** Wall-clock ms of one awaited call, with its result. */

@@ -71,6 +71,11 @@ export class CpuMeter {
     const total = now.total - this.machine.total;
     const busy = now.busy - this.machine.busy;
     const ours = Object.values(perProcess).reduce((a, b) => a + b, 0);
-    return { perProcess, machineBusy: total > 0 ? busy / total : 0, others: Math.max(0, busy - ours), steal: now.steal - this.machine.steal };
+    return {
+      perProcess,
+      machineBusy: total > 0 ? busy / total : 0,
+      others: Math.max(0, busy - ours),
+      steal: now.steal - this.machine.steal,
+    };
   }
 }

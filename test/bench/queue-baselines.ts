@@ -49,11 +49,13 @@ async function spawnConsumer(args: string[]): Promise<Consumer> {
   const ready = new Promise<void>((r) => {
     onReady = r;
   });
-  const proc = track(Bun.spawn(['bun', CONSUMER, ...args], {
-    stdout: 'ignore',
-    stderr: 'inherit',
-    ipc: (message) => (message === 'ready' ? onReady() : onStats(message as ConsumerStats)),
-  }));
+  const proc = track(
+    Bun.spawn(['bun', CONSUMER, ...args], {
+      stdout: 'ignore',
+      stderr: 'inherit',
+      ipc: (message) => (message === 'ready' ? onReady() : onStats(message as ConsumerStats)),
+    }),
+  );
   const timeout = Bun.sleep(20_000).then(() => Promise.reject(new Error('queue consumer did not start within 20 s')));
   try {
     await Promise.race([ready, timeout, proc.exited.then((code) => Promise.reject(new Error(`queue consumer exited with code ${code}`)))]);
@@ -85,7 +87,11 @@ async function spawnConsumer(args: string[]): Promise<Consumer> {
 /** The job payloads: the same shape as `enrich.batch` ({project_pk, col_no, seqs}), `cells / jobs` rows each. */
 function payloads(jobs: number, cells: number): { project_pk: number; col_no: number; seqs: number[] }[] {
   const per = Math.max(1, Math.round(cells / jobs));
-  return Array.from({ length: jobs }, (_, i) => ({ project_pk: 1, col_no: 11, seqs: Array.from({ length: per }, (_, k) => i * per + k + 1) }));
+  return Array.from({ length: jobs }, (_, i) => ({
+    project_pk: 1,
+    col_no: 11,
+    seqs: Array.from({ length: per }, (_, k) => i * per + k + 1),
+  }));
 }
 
 async function waitForAll(consumers: Consumer[], jobs: number, timeoutSeconds: number): Promise<number> {
@@ -117,7 +123,11 @@ export async function runBaseline(
       const args = system === 'bullmq' ? ['bullmq', redisUrl, 'bench', prefix] : ['streams', redisUrl, stream, 'g'];
       consumers.push(await spawnConsumer([...args, String(o.perConsumer)]));
     }
-    const cpu = new CpuMeter({ bench: process.pid, redis: o.redisPid, ...Object.fromEntries(consumers.map((c, i) => [`consumer ${i}`, c.proc.pid])) });
+    const cpu = new CpuMeter({
+      bench: process.pid,
+      redis: o.redisPid,
+      ...Object.fromEntries(consumers.map((c, i) => [`consumer ${i}`, c.proc.pid])),
+    });
     const t0 = now();
     for (let i = 0; i < data.length; i += ENQUEUE_CHUNK) {
       const chunk = data.slice(i, i + ENQUEUE_CHUNK);
@@ -138,7 +148,17 @@ export async function runBaseline(
     const usage = cpu.read();
     const otherCpuSeconds = usage.others + usage.steal;
     const cpuSeconds = Object.values(usage.perProcess).reduce((a, b) => a + b, 0);
-    return { system, jobs: o.jobs, consumers: o.consumers, perConsumer: o.perConsumer, seconds, jobsPerSecond: o.jobs / seconds, enqueueSeconds: (enqueued - t0) / 1000, otherCpuSeconds, cpuSeconds };
+    return {
+      system,
+      jobs: o.jobs,
+      consumers: o.consumers,
+      perConsumer: o.perConsumer,
+      seconds,
+      jobsPerSecond: o.jobs / seconds,
+      enqueueSeconds: (enqueued - t0) / 1000,
+      otherCpuSeconds,
+      cpuSeconds,
+    };
   } finally {
     await Promise.all(consumers.map((c) => c.stop()));
     try {

@@ -70,7 +70,9 @@ export async function barePage(database: Database, q: RowPageQuery): Promise<{ s
   const [page, n] = await Promise.all([st.page.execute(db), total()]);
   const seqs = page.rows.map((r) => Number(r.seq));
   if (seqs.length > 0) {
-    await sql`SELECT seq, cells FROM project_rows WHERE project_pk = ${q.projectPk} AND seq IN (${sql.join(seqs)}) AND deleted_at IS NULL`.execute(db);
+    await sql`SELECT seq, cells FROM project_rows WHERE project_pk = ${q.projectPk} AND seq IN (${sql.join(seqs)}) AND deleted_at IS NULL`.execute(
+      db,
+    );
   }
   return { seqs, total: n };
 }

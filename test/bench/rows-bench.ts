@@ -63,7 +63,13 @@ async function main(): Promise<void> {
     startedAt: startedAt.toISOString(),
     seconds: 0,
     settings,
-    machine: { bun: Bun.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, loadAvgStart: loadavg(), loadAvgEnd: [] },
+    machine: {
+      bun: Bun.version,
+      platform: `${process.platform}-${process.arch}`,
+      cpus: cpus().length,
+      loadAvgStart: loadavg(),
+      loadAvgEnd: [],
+    },
     dialects: [],
   };
   for (const dialect of dialects) {

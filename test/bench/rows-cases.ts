@@ -26,7 +26,9 @@ function byName(columns: Column[], name: string): Column {
 }
 
 export function benchCases(columns: Column[]): BenchCase[] {
-  const filter = JSON.stringify([{ type: 'and', rules: [{ col_id: byName(columns, 'name').id, operator: 'contains', value: NAME_NEEDLE }] }]);
+  const filter = JSON.stringify([
+    { type: 'and', rules: [{ col_id: byName(columns, 'name').id, operator: 'contains', value: NAME_NEEDLE }] },
+  ]);
   const sort = JSON.stringify([{ col_id: byName(columns, 'employees').id, direction: 'asc', sort_as_number: true }]);
   return [
     { key: 'a', label: '(a) no filter', targetMs: 10, filterGroups: undefined, sortRules: undefined },

@@ -23,24 +23,113 @@ export const BENCH_COLUMNS: NewColumn[] = [
 export const NAME_NEEDLE = 'Labs';
 
 const FIRST = [
-  'Acme', 'Nordic', 'Blue', 'Silver', 'Granite', 'Bright', 'Quantum', 'Green', 'Iron', 'Crystal',
-  'Summit', 'Harbor', 'Pioneer', 'Vertex', 'Atlas', 'Cedar', 'Falcon', 'Maple', 'Orbit', 'Polar',
-  'River', 'Solar', 'Titan', 'Urban', 'Vivid', 'Willow', 'Zenith', 'Apex', 'Beacon', 'Cobalt',
+  'Acme',
+  'Nordic',
+  'Blue',
+  'Silver',
+  'Granite',
+  'Bright',
+  'Quantum',
+  'Green',
+  'Iron',
+  'Crystal',
+  'Summit',
+  'Harbor',
+  'Pioneer',
+  'Vertex',
+  'Atlas',
+  'Cedar',
+  'Falcon',
+  'Maple',
+  'Orbit',
+  'Polar',
+  'River',
+  'Solar',
+  'Titan',
+  'Urban',
+  'Vivid',
+  'Willow',
+  'Zenith',
+  'Apex',
+  'Beacon',
+  'Cobalt',
 ];
 const SUFFIX = ['Labs', 'Systems', 'Holdings', 'Group', 'Partners', 'Works', 'Dynamics', 'Ventures', 'Solutions', 'Industries'];
 const CITIES = [
-  'Berlin', 'Paris', 'London', 'Madrid', 'Rome', 'Vienna', 'Prague', 'Warsaw', 'Lisbon', 'Dublin',
-  'Amsterdam', 'Brussels', 'Zurich', 'Geneva', 'Munich', 'Hamburg', 'Milan', 'Barcelona', 'Lyon', 'Oslo',
-  'Stockholm', 'Copenhagen', 'Helsinki', 'Tallinn', 'Riga', 'Vilnius', 'Budapest', 'Bucharest', 'Sofia', 'Athens',
-  'New York', 'Boston', 'Chicago', 'Austin', 'Seattle', 'Denver', 'Miami', 'Atlanta', 'Toronto', 'Montreal',
-  'Vancouver', 'Sydney', 'Melbourne', 'Tokyo', 'Seoul', 'Singapore', 'Bangalore', 'Dubai', 'Sao Paulo', 'Mexico City',
+  'Berlin',
+  'Paris',
+  'London',
+  'Madrid',
+  'Rome',
+  'Vienna',
+  'Prague',
+  'Warsaw',
+  'Lisbon',
+  'Dublin',
+  'Amsterdam',
+  'Brussels',
+  'Zurich',
+  'Geneva',
+  'Munich',
+  'Hamburg',
+  'Milan',
+  'Barcelona',
+  'Lyon',
+  'Oslo',
+  'Stockholm',
+  'Copenhagen',
+  'Helsinki',
+  'Tallinn',
+  'Riga',
+  'Vilnius',
+  'Budapest',
+  'Bucharest',
+  'Sofia',
+  'Athens',
+  'New York',
+  'Boston',
+  'Chicago',
+  'Austin',
+  'Seattle',
+  'Denver',
+  'Miami',
+  'Atlanta',
+  'Toronto',
+  'Montreal',
+  'Vancouver',
+  'Sydney',
+  'Melbourne',
+  'Tokyo',
+  'Seoul',
+  'Singapore',
+  'Bangalore',
+  'Dubai',
+  'Sao Paulo',
+  'Mexico City',
 ];
 const INDUSTRIES = [
-  'Software', 'Fintech', 'Healthcare', 'Biotech', 'Retail', 'Logistics', 'Energy', 'Manufacturing', 'Education', 'Media',
-  'Gaming', 'Real Estate', 'Insurance', 'Telecom', 'Automotive', 'Agriculture', 'Legal', 'Travel', 'Food', 'Security',
+  'Software',
+  'Fintech',
+  'Healthcare',
+  'Biotech',
+  'Retail',
+  'Logistics',
+  'Energy',
+  'Manufacturing',
+  'Education',
+  'Media',
+  'Gaming',
+  'Real Estate',
+  'Insurance',
+  'Telecom',
+  'Automotive',
+  'Agriculture',
+  'Legal',
+  'Travel',
+  'Food',
+  'Security',
 ];
 const WORDS = ['cloud', 'data', 'platform', 'for', 'modern', 'teams', 'secure', 'fast', 'global', 'smart', 'retail', 'ops', 'ai', 'tools'];
-
 
 /** The values of company number `i`, in BENCH_COLUMNS order. */
 export function companyValues(i: number): unknown[] {
@@ -68,12 +157,12 @@ export function companyValues(i: number): unknown[] {
 }
 
 const INDEX = new Map(BENCH_COLUMNS.map((c, k) => [c.name, k]));
-const valueOf = (values: unknown[], column: Column): unknown => values[INDEX.get(column.name) ?? -1] ?? null;
+const benchValue = (values: unknown[], column: Column): unknown => values[INDEX.get(column.name) ?? -1] ?? null;
 
 export function companyCells(columns: Column[], i: number): Record<number, Cell> {
   const values = companyValues(i);
   const cells: Record<number, Cell> = {};
-  for (const c of columns) cells[c.no] = { v: valueOf(values, c) };
+  for (const c of columns) cells[c.no] = { v: benchValue(values, c) };
   return cells;
 }
 
@@ -81,6 +170,6 @@ export function companyCells(columns: Column[], i: number): Record<number, Cell>
 export function companyBody(columns: Column[], i: number): { company: Record<string, unknown> } {
   const values = companyValues(i);
   const company: Record<string, unknown> = {};
-  for (const c of columns) company[c.name] = valueOf(values, c);
+  for (const c of columns) company[c.name] = benchValue(values, c);
   return { company };
 }

@@ -32,7 +32,9 @@ async function bumpCount(trx: Kysely<any>, database: Database, projectPk: number
  */
 async function stage(db: Kysely<any>, projectPk: number): Promise<void> {
   await dropStage(db);
-  await sql`CREATE TABLE bench_src_rows AS SELECT seq, cells, created_at, updated_at FROM project_rows WHERE project_pk = ${projectPk} AND deleted_at IS NULL`.execute(db);
+  await sql`CREATE TABLE bench_src_rows AS SELECT seq, cells, created_at, updated_at FROM project_rows WHERE project_pk = ${projectPk} AND deleted_at IS NULL`.execute(
+    db,
+  );
   await sql`CREATE INDEX bench_src_rows_seq ON bench_src_rows (seq)`.execute(db);
   await sql`CREATE TABLE bench_src_keys AS
     SELECT k.col_no, k.seq, k.status, k.is_empty, k.num_missing, k.num_key, k.text_key, k.text_full
@@ -61,12 +63,20 @@ async function copyRange(database: Database, projectPk: number, lo: number, hi: 
 export async function growByCopy(database: Database, projectPk: number, target: number, label: string): Promise<SeedResult> {
   const t0 = performance.now();
   const db = database.db as Kysely<any>;
-  const live = await sql<{ n: number; lo: number; hi: number }>`SELECT COUNT(*) AS n, MIN(seq) AS lo, MAX(seq) AS hi FROM project_rows WHERE project_pk = ${projectPk} AND deleted_at IS NULL`.execute(db);
+  const live = await sql<{
+    n: number;
+    lo: number;
+    hi: number;
+  }>`SELECT COUNT(*) AS n, MIN(seq) AS lo, MAX(seq) AS hi FROM project_rows WHERE project_pk = ${projectPk} AND deleted_at IS NULL`.execute(
+    db,
+  );
   const src = live.rows[0];
   if (!src || Number(src.n) === 0) throw new Error('growByCopy needs a project with rows to copy');
   const [have, lo, hi] = [Number(src.n), Number(src.lo), Number(src.hi)];
   // The source's seqs, so each chunk is a [from, to] range of exactly CHUNK live rows.
-  const bounds = await sql<{ seq: number }>`SELECT seq FROM project_rows WHERE project_pk = ${projectPk} AND deleted_at IS NULL ORDER BY seq`.execute(db);
+  const bounds = await sql<{
+    seq: number;
+  }>`SELECT seq FROM project_rows WHERE project_pk = ${projectPk} AND deleted_at IS NULL ORDER BY seq`.execute(db);
   const seqs = bounds.rows.map((r) => Number(r.seq));
   await stage(db, projectPk);
   let added = 0;

@@ -85,7 +85,9 @@ export async function measureCase(
   const repoSeqs = repo.rows.map((r) => r.seq);
   const bare = await barePage(database, q);
   if (bare.total !== repo.total || bare.seqs.join() !== repoSeqs.join()) {
-    warnings.push(`${where}: bare-SQL replica disagrees with SqlRowRepo.page (total ${bare.total} vs ${repo.total}); has adapters/storage/rows/row-listing.ts changed?`);
+    warnings.push(
+      `${where}: bare-SQL replica disagrees with SqlRowRepo.page (total ${bare.total} vs ${repo.total}); has adapters/storage/rows/row-listing.ts changed?`,
+    );
   }
   const viaHttp = await getRows(b, project.id, query);
   if (viaHttp.totalRows !== repo.total || !sameIds(repoSeqs, viaHttp.ids)) {
@@ -141,4 +143,3 @@ export async function measureListing(
   }
   return results;
 }
-

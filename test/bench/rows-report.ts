@@ -72,7 +72,12 @@ export function markdown(report: BenchReport): string {
     '',
   ];
   for (const d of report.dialects) {
-    out.push(`### ${name(d)}: ${d.where}`, '', `Seeded ${int(d.seed.rows)} rows in ${d.seed.seconds.toFixed(1)} s (${int(d.seed.rowsPerSecond)} rows/s through RowRepo.insert).`, '');
+    out.push(
+      `### ${name(d)}: ${d.where}`,
+      '',
+      `Seeded ${int(d.seed.rows)} rows in ${d.seed.seconds.toFixed(1)} s (${int(d.seed.rowsPerSecond)} rows/s through RowRepo.insert).`,
+      '',
+    );
     out.push(...caseTable(d.cases), '');
     const i = d.inserts;
     out.push(
@@ -83,7 +88,10 @@ export function markdown(report: BenchReport): string {
     );
     if (d.big) {
       const how = s.bigSeed === 'copy' ? 'server-side copy of the seeded rows' : 'RowRepo.insert';
-      out.push(`Grown to ${int(d.big.cases[0]?.projectRows ?? 0)} rows in ${d.big.seed.seconds.toFixed(1)} s (${how}, ${int(d.big.seed.rowsPerSecond)} rows/s); at most ${s.bigSamples} samples:`, '');
+      out.push(
+        `Grown to ${int(d.big.cases[0]?.projectRows ?? 0)} rows in ${d.big.seed.seconds.toFixed(1)} s (${how}, ${int(d.big.seed.rowsPerSecond)} rows/s); at most ${s.bigSamples} samples:`,
+        '',
+      );
       out.push(...caseTable(d.big.cases.map((r) => ({ ...r, targetMs: TARGETS.bigFilterSortMs }))), '');
     }
     for (const w of d.warnings) out.push(`> warning: ${w}`);
@@ -105,7 +113,9 @@ export function slowPlans(report: BenchReport): string {
     for (const r of all) {
       const after = `, after own insert ${ms(r.httpAfterWrite?.p50 ?? 0)} ms, after another process wrote ${ms(r.httpAfterOtherWrite?.p50 ?? 0)} ms`;
       if (Math.max(r.http.p50, r.httpAfterWrite?.p50 ?? 0, r.httpAfterOtherWrite?.p50 ?? 0) <= r.targetMs) continue;
-      out.push(`--- ${name(d)} ${r.label}, page ${r.page}, ${int(r.projectRows)} rows: HTTP p50 ${ms(r.http.p50)} ms${after}, bare SQL p50 ${ms(r.sql.p50)} ms (target ${r.targetMs} ms)`);
+      out.push(
+        `--- ${name(d)} ${r.label}, page ${r.page}, ${int(r.projectRows)} rows: HTTP p50 ${ms(r.http.p50)} ms${after}, bare SQL p50 ${ms(r.sql.p50)} ms (target ${r.targetMs} ms)`,
+      );
       out.push(r.statement, '', r.plan, '');
     }
   }

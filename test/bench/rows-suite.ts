@@ -60,7 +60,11 @@ export async function runDialect(b: Backend, s: Settings): Promise<DialectResult
   let nextCompany = s.rows;
 
   step(`${b.dialect}: seeding ${s.rows.toLocaleString('en-US')} rows`);
-  const seed = await seedRows(b.storage, project.pk, columns, 0, s.rows, { batch: s.seedBatch, concurrency: s.seedConcurrency, label: b.dialect });
+  const seed = await seedRows(b.storage, project.pk, columns, 0, s.rows, {
+    batch: s.seedBatch,
+    concurrency: s.seedConcurrency,
+    label: b.dialect,
+  });
   await analyze(b);
   step(`${b.dialect}: seeded in ${seed.seconds.toFixed(1)} s (${Math.round(seed.rowsPerSecond)} rows/s)`);
 
@@ -80,7 +84,10 @@ export async function runDialect(b: Backend, s: Settings): Promise<DialectResult
     s.insertSeconds,
   );
   nextCompany += insertsInProcess.ok + insertsInProcess.failed;
-  for (const [what, t] of [['POST /rows', inserts], ['RowRepo.insert', insertsInProcess]] as const) {
+  for (const [what, t] of [
+    ['POST /rows', inserts],
+    ['RowRepo.insert', insertsInProcess],
+  ] as const) {
     if (t.failed > 0) warnings.push(`${b.dialect}: ${t.failed} ${what} calls failed, first: ${t.firstError}`);
   }
   step(`${b.dialect}: ${Math.round(inserts.perSecond)} rows/s over HTTP, ${Math.round(insertsInProcess.perSecond)} rows/s in-process`);
@@ -93,7 +100,11 @@ export async function runDialect(b: Backend, s: Settings): Promise<DialectResult
     const bigSeed =
       s.bigSeed === 'copy'
         ? await growByCopy(b.storage.database, project.pk, s.bigRows, label)
-        : await seedRows(b.storage, project.pk, columns, nextCompany, Math.max(0, s.bigRows - have), { batch: s.bigSeedBatch, concurrency: s.seedConcurrency, label });
+        : await seedRows(b.storage, project.pk, columns, nextCompany, Math.max(0, s.bigRows - have), {
+            batch: s.bigSeedBatch,
+            concurrency: s.seedConcurrency,
+            label,
+          });
     await writes.other(); // the copy bypasses the repository, like another process: nothing remembered is reused
     await analyze(b);
     step(`${b.dialect}: grown in ${bigSeed.seconds.toFixed(1)} s (${Math.round(bigSeed.rowsPerSecond)} rows/s)`);
@@ -102,7 +113,12 @@ export async function runDialect(b: Backend, s: Settings): Promise<DialectResult
     const d = cases.find((c) => c.key === 'd') as BenchCase;
     step(`${b.dialect}: ${d.label}, page 1 at ${projectRows.toLocaleString('en-US')} rows`);
     // Bare SQL and HTTP only: at 1M rows every layer can take a minute.
-    const bigSampling = { samples: s.bigSamples, warmup: s.bigWarmup, budget: { budgetMs: s.bigBudgetSeconds * 1000, minSamples: 6 }, inProcess: false };
+    const bigSampling = {
+      samples: s.bigSamples,
+      warmup: s.bigWarmup,
+      budget: { budgetMs: s.bigBudgetSeconds * 1000, minSamples: 6 },
+      inProcess: false,
+    };
     big = { seed: bigSeed, cases: [await measureCase(b, { project, columns, projectRows, writes }, d, 1, bigSampling, warnings)] };
   }
   return { dialect: b.dialect, where: b.where, seed, cases: results, inserts, insertsInProcess, big, warnings };

@@ -4,7 +4,11 @@ import { BENCH_COLUMNS, companyCells } from './rows-dataset.ts';
 
 /** Seeding goes straight through the storage layer (no HTTP): a project, then big row batches. */
 
-export async function createBenchProject(storage: Storage, workspaceId: string, name: string): Promise<{ project: Project; columns: Column[] }> {
+export async function createBenchProject(
+  storage: Storage,
+  workspaceId: string,
+  name: string,
+): Promise<{ project: Project; columns: Column[] }> {
   const project = await storage.projects.create({
     workspaceId,
     creatorId: 'bench',
@@ -51,7 +55,9 @@ export async function seedRows(
       if (now - lastReport > 10_000) {
         lastReport = now;
         const rate = Math.round(done / ((now - t0) / 1000));
-        process.stderr.write(`  ${options.label}: ${done.toLocaleString('en-US')} / ${count.toLocaleString('en-US')} rows (${rate.toLocaleString('en-US')} rows/s)\n`);
+        process.stderr.write(
+          `  ${options.label}: ${done.toLocaleString('en-US')} / ${count.toLocaleString('en-US')} rows (${rate.toLocaleString('en-US')} rows/s)\n`,
+        );
       }
     }
   };

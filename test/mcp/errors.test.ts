@@ -12,7 +12,8 @@ describe.each(DIALECTS)('MCP error envelopes on %s', (dialect) => {
   beforeAll(async () => {
     t = await startMcpTestService(dialect);
     client = await t.client();
-    projectId = (await data(client, 'run_builder', { builder_id: 'manual_list_builder', form_data_json: '{"companies":"Acme"}' })).project_id;
+    projectId = (await data(client, 'run_builder', { builder_id: 'manual_list_builder', form_data_json: '{"companies":"Acme"}' }))
+      .project_id;
   });
   afterAll(() => t.stop());
 
@@ -30,7 +31,10 @@ describe.each(DIALECTS)('MCP error envelopes on %s', (dialect) => {
     const paging = await call(client, 'list_projects', { limit: 0 });
     expect(paging).toMatchObject({ code: 'validation_error', status_code: 422 });
     expect(paging.detail.errors[0].path).toBe('limit');
-    const filter = await call(client, 'get_project_rows', { project_id: projectId, filter_groups_json: '[{"type":"and","rules":[{"col_id":"nope","operator":"eq","value":1}]}]' });
+    const filter = await call(client, 'get_project_rows', {
+      project_id: projectId,
+      filter_groups_json: '[{"type":"and","rules":[{"col_id":"nope","operator":"eq","value":1}]}]',
+    });
     expect(filter).toMatchObject({ code: 'validation_error', status_code: 422 });
   });
 
@@ -52,7 +56,9 @@ describe.each(DIALECTS)('MCP error envelopes on %s', (dialect) => {
     try {
       expect(await call(intruder, 'get_project', { project_id: projectId })).toMatchObject({ code: 'not_found' });
       expect(await call(intruder, 'get_project_rows', { project_id: projectId })).toMatchObject({ code: 'not_found' });
-      expect(await call(intruder, 'add_rows', { project_id: projectId, rows_json: '{"not": "an array"}' })).toMatchObject({ code: 'not_found' });
+      expect(await call(intruder, 'add_rows', { project_id: projectId, rows_json: '{"not": "an array"}' })).toMatchObject({
+        code: 'not_found',
+      });
       expect(await call(intruder, 'delete_project', { project_id: projectId })).toMatchObject({ code: 'not_found' });
       expect((await data(intruder, 'list_projects')).total).toBe(0);
       const icp = await data(client, 'create_icp', { name: 'mine', definition_json: '{"industries":["software"]}' });
@@ -69,7 +75,11 @@ describe.each(DIALECTS)('MCP error envelopes on %s', (dialect) => {
 
   test('a plan without API access answers forbidden envelopes (HTTP 200, isError)', async () => {
     const free = await t.newWorkspace('free');
-    const res = await rpc(t.mcpUrl, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_projects', arguments: {} } }, { 'service-api-key': free.key });
+    const res = await rpc(
+      t.mcpUrl,
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_projects', arguments: {} } },
+      { 'service-api-key': free.key },
+    );
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.result.isError).toBe(true);

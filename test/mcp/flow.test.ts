@@ -73,7 +73,9 @@ describe.each(DIALECTS)('MCP typical flow on %s', (dialect) => {
     expect(byName(null).company['Clean domain']).toMatchObject({ value: 'globex.com', status: 'completed' });
     expect(byName('Initech').company['Clean domain'].status).toBe('skipped');
     // Only the listed column runs when col_ids_json names it.
-    expect(await data(client, 'run_pending_columns', { project_id: projectId, col_ids_json: JSON.stringify([domain.col_id]) })).toEqual({ queued: 0 });
+    expect(await data(client, 'run_pending_columns', { project_id: projectId, col_ids_json: JSON.stringify([domain.col_id]) })).toEqual({
+      queued: 0,
+    });
   });
 
   test('payloads equal the REST payloads of the same operations', async () => {
@@ -105,18 +107,34 @@ describe.each(DIALECTS)('MCP typical flow on %s', (dialect) => {
   });
 
   test('add_rows adds several rows at once; a bad item rejects the whole batch', async () => {
-    const ok = await data(client, 'add_rows', { project_id: projectId, rows_json: JSON.stringify([{ Name: 'Umbrella', Domain: 'umbrella.example' }, { Name: 'Hooli', Domain: null }]) });
+    const ok = await data(client, 'add_rows', {
+      project_id: projectId,
+      rows_json: JSON.stringify([
+        { Name: 'Umbrella', Domain: 'umbrella.example' },
+        { Name: 'Hooli', Domain: null },
+      ]),
+    });
     expect(ok.created).toBe(2);
     expect(ok.row_ids).toHaveLength(2);
-    const bad = await call(client, 'add_rows', { project_id: projectId, rows_json: JSON.stringify([{ Name: 'Fine', Domain: null }, { Name: 'No domain' }]) });
-    expect(bad).toMatchObject({ ok: false, code: 'validation_error', status_code: 403, detail: { row_index: 1, missing_columns: ['Domain'] } });
+    const bad = await call(client, 'add_rows', {
+      project_id: projectId,
+      rows_json: JSON.stringify([{ Name: 'Fine', Domain: null }, { Name: 'No domain' }]),
+    });
+    expect(bad).toMatchObject({
+      ok: false,
+      code: 'validation_error',
+      status_code: 403,
+      detail: { row_index: 1, missing_columns: ['Domain'] },
+    });
     expect((await data(client, 'get_project', { project_id: projectId })).row_count).toBe(5);
   });
 
   test('set_filters saves filter groups that get_filters returns', async () => {
     const cols = await data(client, 'list_columns', { project_id: projectId });
     const groups = [{ type: 'and', rules: [{ col_id: cols[0].col_id, operator: 'contains', value: 'a' }] }];
-    expect(await data(client, 'set_filters', { project_id: projectId, filter_groups_json: JSON.stringify(groups) })).toEqual({ filter_groups: groups });
+    expect(await data(client, 'set_filters', { project_id: projectId, filter_groups_json: JSON.stringify(groups) })).toEqual({
+      filter_groups: groups,
+    });
     expect(await data(client, 'get_filters', { project_id: projectId })).toEqual({ filter_groups: groups });
   });
 
@@ -128,7 +146,11 @@ describe.each(DIALECTS)('MCP typical flow on %s', (dialect) => {
 
   test('a retried run_builder with the same idempotency_key creates one project and charges once', async () => {
     const before = (await data(client, 'get_credits')).balance;
-    const args = { builder_id: 'google_maps_search', form_data_json: JSON.stringify({ query: 'cafes', max_results: 7 }), idempotency_key: 'mcp-retry-1' };
+    const args = {
+      builder_id: 'google_maps_search',
+      form_data_json: JSON.stringify({ query: 'cafes', max_results: 7 }),
+      idempotency_key: 'mcp-retry-1',
+    };
     const [a, b] = await Promise.all([data(client, 'run_builder', args), data(client, 'run_builder', args)]);
     expect(a.project_id).toBe(b.project_id);
     await pollProject(client, a.project_id);
@@ -141,22 +163,44 @@ describe.each(DIALECTS)('MCP typical flow on %s', (dialect) => {
 
   test('ICP tools: create, list, get, update, score into a column, delete', async () => {
     const csv = 'Name,Industry,Employees,Country\nAcme,Software,120,France\nGlobex,Retail,5000,USA\nInitech,Software,80,USA\n';
-    const built = await data(client, 'run_builder', { builder_id: 'csv_import_builder', form_data_json: JSON.stringify({ csv_text: csv }) });
+    const built = await data(client, 'run_builder', {
+      builder_id: 'csv_import_builder',
+      form_data_json: JSON.stringify({ csv_text: csv }),
+    });
     await pollProject(client, built.project_id);
-    const icp = await data(client, 'create_icp', { name: 'EU software', definition_json: JSON.stringify({ industries: ['software'], employee_range: { min: 50, max: 500 } }) });
+    const icp = await data(client, 'create_icp', {
+      name: 'EU software',
+      definition_json: JSON.stringify({ industries: ['software'], employee_range: { min: 50, max: 500 } }),
+    });
     expect(typeof icp.id).toBe('string');
     expect(icp).toMatchObject({ name: 'EU software', definition: { industries: ['software'] } });
     expect((await data(client, 'list_icps')).map((i: any) => i.id)).toContain(icp.id);
-    const updated = await data(client, 'update_icp', { icp_id: icp.id, definition_json: JSON.stringify({ industries: ['software'], employee_range: { min: 50, max: 500 }, locations: ['France'] }) });
+    const updated = await data(client, 'update_icp', {
+      icp_id: icp.id,
+      definition_json: JSON.stringify({ industries: ['software'], employee_range: { min: 50, max: 500 }, locations: ['France'] }),
+    });
     expect(updated.definition.locations).toEqual(['France']);
     expect(await data(client, 'get_icp', { icp_id: icp.id })).toEqual(updated);
 
     const scored = await data(client, 'score_icp', { icp_id: icp.id, project_id: built.project_id, col_name: 'Fit' });
-    expect(scored).toMatchObject({ status: 'completed', preview: { scored: 3, partial: false }, column: { name: 'Fit', type: 'tool', tool_id: 'icp_score' } });
+    expect(scored).toMatchObject({
+      status: 'completed',
+      preview: { scored: 3, partial: false },
+      column: { name: 'Fit', type: 'tool', tool_id: 'icp_score' },
+    });
     const rows = (await data(client, 'get_project_rows', { project_id: built.project_id })).rows;
-    expect(scored.preview.top.map((m: any) => [m.row_id, m.score])).toEqual([[rows[0].id, 100], [rows[2].id, 75], [rows[1].id, 0]]);
+    expect(scored.preview.top.map((m: any) => [m.row_id, m.score])).toEqual([
+      [rows[0].id, 100],
+      [rows[2].id, 75],
+      [rows[1].id, 0],
+    ]);
     expect(scored.preview.top[0].reasons.map((r: any) => r.criterion)).toEqual(['industries', 'employee_range', 'locations']);
-    expect(await data(client, 'get_icp_score_run', { icp_id: icp.id, run_id: scored.run_id })).toMatchObject({ status: 'completed', rows_done: 3, scored: 3, top: scored.preview.top });
+    expect(await data(client, 'get_icp_score_run', { icp_id: icp.id, run_id: scored.run_id })).toMatchObject({
+      status: 'completed',
+      rows_done: 3,
+      scored: 3,
+      top: scored.preview.top,
+    });
     expect(rows.map((r: any) => [r.company.Name.value, r.company.Fit.value, r.company.Fit.status])).toEqual([
       ['Acme', 100, 'completed'],
       ['Globex', 0, 'completed'],
@@ -169,7 +213,9 @@ describe.each(DIALECTS)('MCP typical flow on %s', (dialect) => {
 
   test('delete_rows and delete_project remove data; the project then answers not_found', async () => {
     const rows = (await data(client, 'get_project_rows', { project_id: projectId })).rows;
-    expect(await data(client, 'delete_rows', { project_id: projectId, row_ids_json: JSON.stringify([rows[0].id, '999999']) })).toEqual({ deleted: 1 });
+    expect(await data(client, 'delete_rows', { project_id: projectId, row_ids_json: JSON.stringify([rows[0].id, '999999']) })).toEqual({
+      deleted: 1,
+    });
     expect(await data(client, 'delete_project', { project_id: projectId })).toEqual({ deleted: true });
     expect(await call(client, 'get_project', { project_id: projectId })).toMatchObject({ ok: false, code: 'not_found', status_code: 404 });
   });

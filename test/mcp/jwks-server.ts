@@ -18,7 +18,8 @@ export async function startTestIssuer(): Promise<TestIssuer> {
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
-    fetch: (req) => (new URL(req.url).pathname === '/.well-known/jwks.json' ? Response.json({ keys: [jwk] }) : new Response('not found', { status: 404 })),
+    fetch: (req) =>
+      new URL(req.url).pathname === '/.well-known/jwks.json' ? Response.json({ keys: [jwk] }) : new Response('not found', { status: 404 }),
   });
   const issuer = `http://127.0.0.1:${server.port}`;
   return {

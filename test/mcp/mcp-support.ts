@@ -41,8 +41,13 @@ export async function connect(url: string, headers: Record<string, string>): Pro
 
 /** Calls a tool and returns its envelope, checking that the text content and structuredContent agree. */
 export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
-  const result = (await client.callTool({ name, arguments: args })) as { content: { type: string; text: string }[]; structuredContent?: unknown; isError?: boolean };
-  if (result.content.length !== 1 || result.content[0]?.type !== 'text') throw new Error(`expected one text content, got ${JSON.stringify(result.content)}`);
+  const result = (await client.callTool({ name, arguments: args })) as {
+    content: { type: string; text: string }[];
+    structuredContent?: unknown;
+    isError?: boolean;
+  };
+  if (result.content.length !== 1 || result.content[0]?.type !== 'text')
+    throw new Error(`expected one text content, got ${JSON.stringify(result.content)}`);
   const envelope = JSON.parse(result.content[0].text);
   if (JSON.stringify(envelope) !== JSON.stringify(result.structuredContent)) throw new Error('text content and structuredContent differ');
   if (Boolean(result.isError) !== (envelope.ok === false)) throw new Error(`isError ${result.isError} does not match ok ${envelope.ok}`);

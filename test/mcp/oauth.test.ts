@@ -13,7 +13,9 @@ describe.each(DIALECTS)('MCP OAuth bearer tokens on %s', (dialect) => {
   beforeAll(async () => {
     issuer = await startTestIssuer();
     t = await startMcpTestService(dialect, { OAUTH_ISSUER: issuer.issuer });
-    const r = await t.api('POST', '/projects', { body: { builder_id: 'manual_list_builder', form_data: { companies: 'Acme' }, name: 'OAuth project' } });
+    const r = await t.api('POST', '/projects', {
+      body: { builder_id: 'manual_list_builder', form_data: { companies: 'Acme' }, name: 'OAuth project' },
+    });
     projectId = r.body.project_id;
   });
   afterAll(async () => {
@@ -52,7 +54,10 @@ describe.each(DIALECTS)('MCP OAuth bearer tokens on %s', (dialect) => {
       const before = await call(client, 'list_projects');
       expect(before).toMatchObject({ ok: false, code: 'forbidden', status_code: 403 });
       expect(before.detail.message).toContain('oauth:link');
-      const linked = await runAdmin(['oauth:link', '--workspace', t.workspaceId, '--subject', 'bob@example.com', '--issuer', issuer.issuer], t.service.kernel.storage);
+      const linked = await runAdmin(
+        ['oauth:link', '--workspace', t.workspaceId, '--subject', 'bob@example.com', '--issuer', issuer.issuer],
+        t.service.kernel.storage,
+      );
       expect(linked).toEqual({ workspace_id: t.workspaceId, issuer: issuer.issuer, subject: 'bob@example.com', linked: true });
       expect((await data(client, 'get_project', { project_id: projectId })).id).toBe(projectId);
     } finally {
@@ -71,13 +76,25 @@ describe.each(DIALECTS)('MCP OAuth bearer tokens on %s', (dialect) => {
   });
 
   const refused: [string, () => Promise<string>][] = [
-    ['an expired token', () => issuer.sign({ sub: 'alice', aud: t.mcpUrl, workspace_id: t.workspaceId, exp: Math.floor(Date.now() / 1000) - 120 })],
+    [
+      'an expired token',
+      () => issuer.sign({ sub: 'alice', aud: t.mcpUrl, workspace_id: t.workspaceId, exp: Math.floor(Date.now() / 1000) - 120 }),
+    ],
     ['a token for another audience', () => issuer.sign({ sub: 'alice', aud: 'https://other.example/mcp/', workspace_id: t.workspaceId })],
     ['a token with no audience', () => issuer.sign({ sub: 'alice', workspace_id: t.workspaceId })],
-    ['a token from another issuer', () => issuer.sign({ sub: 'alice', aud: t.mcpUrl, workspace_id: t.workspaceId, iss: 'https://evil.example' })],
-    ['a token signed by a key not in the JWKS', () => issuer.sign({ sub: 'alice', aud: t.mcpUrl, workspace_id: t.workspaceId }, { foreignKey: true })],
-    ['a token naming a workspace that does not exist', () => issuer.sign({ sub: 'alice', aud: t.mcpUrl, workspace_id: 'no-such-workspace' })],
-    ['a token without expiry', async () => (await issuer.sign({ sub: 'alice', aud: t.mcpUrl, workspace_id: t.workspaceId, exp: undefined }))],
+    [
+      'a token from another issuer',
+      () => issuer.sign({ sub: 'alice', aud: t.mcpUrl, workspace_id: t.workspaceId, iss: 'https://evil.example' }),
+    ],
+    [
+      'a token signed by a key not in the JWKS',
+      () => issuer.sign({ sub: 'alice', aud: t.mcpUrl, workspace_id: t.workspaceId }, { foreignKey: true }),
+    ],
+    [
+      'a token naming a workspace that does not exist',
+      () => issuer.sign({ sub: 'alice', aud: t.mcpUrl, workspace_id: 'no-such-workspace' }),
+    ],
+    ['a token without expiry', async () => await issuer.sign({ sub: 'alice', aud: t.mcpUrl, workspace_id: t.workspaceId, exp: undefined })],
   ];
   for (const [what, token] of refused) {
     test(`${what}: HTTP 401 invalid_token with the metadata pointer`, async () => {

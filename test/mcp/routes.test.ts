@@ -68,7 +68,12 @@ describe('MCP host routes that need no credentials', () => {
   test('both well-known metadata paths answer RFC 9728 metadata for the MCP URL', async () => {
     for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
       const meta = await (await fetch(origin + path)).json();
-      expect(meta).toMatchObject({ resource: t.mcpUrl, authorization_servers: expect.any(Array), bearer_methods_supported: ['header'], scopes_supported: expect.any(Array) });
+      expect(meta).toMatchObject({
+        resource: t.mcpUrl,
+        authorization_servers: expect.any(Array),
+        bearer_methods_supported: ['header'],
+        scopes_supported: expect.any(Array),
+      });
     }
   });
 
@@ -88,7 +93,9 @@ describe('MCP host routes that need no credentials', () => {
       const meta = await (await fetch(`${origin2}/.well-known/oauth-protected-resource/mcp`)).json();
       expect(meta.resource).toBe('https://mcp.example.com/mcp/');
       const res = await fetch(proxied.mcpUrl, { method: 'POST' });
-      expect(res.headers.get('www-authenticate')).toContain('resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"');
+      expect(res.headers.get('www-authenticate')).toContain(
+        'resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"',
+      );
     } finally {
       await proxied.stop();
     }

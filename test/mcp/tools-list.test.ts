@@ -4,12 +4,30 @@ import { DIALECTS } from '../support/databases.ts';
 import { type McpTestService, startMcpTestService } from './mcp-support.ts';
 
 const SPEC_TOOLS = [
-  'list_builders', 'list_tools', 'search_tools', 'list_projects', 'get_project', 'get_project_rows',
-  'run_builder', 'create_column', 'run_pending_columns', 'delete_project', 'delete_rows',
+  'list_builders',
+  'list_tools',
+  'search_tools',
+  'list_projects',
+  'get_project',
+  'get_project_rows',
+  'run_builder',
+  'create_column',
+  'run_pending_columns',
+  'delete_project',
+  'delete_rows',
 ];
 const DESIGN_TOOLS = [
-  'list_columns', 'add_rows', 'get_filters', 'set_filters', 'list_icps', 'create_icp', 'get_icp',
-  'update_icp', 'delete_icp', 'score_icp', 'get_credits',
+  'list_columns',
+  'add_rows',
+  'get_filters',
+  'set_filters',
+  'list_icps',
+  'create_icp',
+  'get_icp',
+  'update_icp',
+  'delete_icp',
+  'score_icp',
+  'get_credits',
 ];
 
 describe.each(DIALECTS)('MCP tools/list on %s', (dialect) => {
@@ -57,7 +75,9 @@ describe.each(DIALECTS)('MCP tools/list on %s', (dialect) => {
     expect(args('run_builder')).toEqual(['builder_id', 'form_data_json', 'idempotency_key', 'name']);
     expect(required('run_builder')).toEqual(['builder_id', 'form_data_json']);
     // Other options may join these two; the spec's arguments must be there, under these names.
-    expect(args('create_column')).toEqual(expect.arrayContaining(['auto_run', 'config_json', 'name', 'project_id', 'run_condition', 'tool_id', 'waterfall_json']));
+    expect(args('create_column')).toEqual(
+      expect.arrayContaining(['auto_run', 'config_json', 'name', 'project_id', 'run_condition', 'tool_id', 'waterfall_json']),
+    );
     expect(args('create_column')).not.toContain('config');
     expect(args('run_pending_columns')).toEqual(expect.arrayContaining(['col_ids_json', 'project_id']));
     expect(required('run_pending_columns')).toEqual(['project_id']);

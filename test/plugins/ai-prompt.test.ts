@@ -39,10 +39,19 @@ describe.each(DIALECTS)('ai_prompt on %s', (dialect) => {
   afterAll(() => t.stop());
 
   test('sends the prompt rendered over the row as an OpenAI chat completion and keeps the answer', async () => {
-    const col = await addColumn(t, pid, 'Pitch', 'ai_prompt', { model: 'gpt-test', system: 'Be brief.', prompt: 'What does {{Name}} ({{Website}}) sell?', temperature: 0, max_tokens: 50 });
+    const col = await addColumn(t, pid, 'Pitch', 'ai_prompt', {
+      model: 'gpt-test',
+      system: 'Be brief.',
+      prompt: 'What does {{Name}} ({{Website}}) sell?',
+      temperature: 0,
+      max_tokens: 50,
+    });
     const before = openai.requests.length;
     const rows = await runColumns(t, pid, [col]);
-    expect(cellOf(rows, 'Name', 'Acme', 'Pitch')).toMatchObject({ status: 'completed', value: 'Answer to: What does Acme (acme.test) sell?' });
+    expect(cellOf(rows, 'Name', 'Acme', 'Pitch')).toMatchObject({
+      status: 'completed',
+      value: 'Answer to: What does Acme (acme.test) sell?',
+    });
     expect(cellOf(rows, 'Name', 'Globex', 'Pitch').value).toBe('Answer to: What does Globex (globex.test) sell?');
     const sent = openai.requests.slice(before);
     expect(sent.length).toBe(2);
@@ -60,18 +69,29 @@ describe.each(DIALECTS)('ai_prompt on %s', (dialect) => {
   });
 
   test('with json_schema the request asks for structured output and the cell holds the object', async () => {
-    const col = await addColumn(t, pid, 'Segment', 'ai_prompt', { model: 'gpt-test', prompt: 'Classify {{Name}}', json_schema: SCHEMA, schema_name: 'segment' });
+    const col = await addColumn(t, pid, 'Segment', 'ai_prompt', {
+      model: 'gpt-test',
+      prompt: 'Classify {{Name}}',
+      json_schema: SCHEMA,
+      schema_name: 'segment',
+    });
     const before = openai.requests.length;
     const rows = await runColumns(t, pid, [col]);
     expect(cellOf(rows, 'Name', 'Acme', 'Segment')).toMatchObject({ status: 'completed', value: { b2b: true, segment: 'enterprise' } });
     expect(cellOf(rows, 'Name', 'Globex', 'Segment').value).toEqual({ b2b: false, segment: 'enterprise' });
-    expect(openai.requests[before]?.body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'segment', schema: SCHEMA, strict: true } });
+    expect(openai.requests[before]?.body.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'segment', schema: SCHEMA, strict: true },
+    });
   });
 
   test('an answer that is not the JSON asked for is that row’s error', async () => {
     const col = await addColumn(t, pid, 'Broken', 'ai_prompt', { model: 'gpt-test', prompt: '{{Name}}: broken json', json_schema: SCHEMA });
     const rows = await runColumns(t, pid, [col]);
-    expect(cellOf(rows, 'Name', 'Acme', 'Broken')).toMatchObject({ status: 'error', error: expect.stringContaining('not the JSON the schema asks for') });
+    expect(cellOf(rows, 'Name', 'Acme', 'Broken')).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining('not the JSON the schema asks for'),
+    });
   });
 
   test('a provider that keeps answering 500 leaves the cells in error once the attempts are spent', async () => {
@@ -114,7 +134,12 @@ describe.each(DIALECTS)('ai_prompt on %s', (dialect) => {
 
 describe('ai_prompt: how failures are classed', () => {
   const run = (config: Record<string, unknown>, rows = 1) =>
-    runTool(aiPrompt, Array.from({ length: rows }, () => ({})), { model: 'gpt-test', prompt: 'x', ...config } as never, { providerMode: 'live' });
+    runTool(
+      aiPrompt,
+      Array.from({ length: rows }, () => ({})),
+      { model: 'gpt-test', prompt: 'x', ...config } as never,
+      { providerMode: 'live' },
+    );
 
   test('429 is a retryable error (the job is retried); an unknown model fails the whole batch for good', async () => {
     openai.failNext('/v1/chat/completions', 429);
@@ -124,7 +149,8 @@ describe('ai_prompt: how failures are classed', () => {
   });
 
   test('the cache key changes with anything that changes the answer', () => {
-    const key = (config: Record<string, unknown>) => aiPrompt.cacheKey?.({ rowId: '1', config: { model: 'm', prompt: 'p', ...config } as never, row: {} });
+    const key = (config: Record<string, unknown>) =>
+      aiPrompt.cacheKey?.({ rowId: '1', config: { model: 'm', prompt: 'p', ...config } as never, row: {} });
     expect(key({})).toBe(key({}));
     expect(key({ prompt: 'q' })).not.toBe(key({}));
     expect(key({ model: 'n' })).not.toBe(key({}));

@@ -43,7 +43,9 @@ let restoreEnv: () => void;
 beforeAll(() => {
   apollo = fakeApollo({
     people: [ADA],
-    organizations: Object.fromEntries(['acme', 'globex', 'initech', 'umbrella', 'hooli'].map((n) => [`${n}.test`, ORG(n[0]?.toUpperCase() + n.slice(1), `${n}.test`)])),
+    organizations: Object.fromEntries(
+      ['acme', 'globex', 'initech', 'umbrella', 'hooli'].map((n) => [`${n}.test`, ORG(n[0]?.toUpperCase() + n.slice(1), `${n}.test`)]),
+    ),
   });
   restoreEnv = setEnv({ APOLLO_BASE_URL: apollo.url, APOLLO_API_KEY: APOLLO_KEY, ALLOW_PRIVATE_NETWORK: '1' });
 });
@@ -60,8 +62,16 @@ describe.each(DIALECTS)('person_enrich and company_enrich on %s', (dialect) => {
   afterAll(() => t.stop());
 
   test('person_enrich matches people through POST /api/v1/people/match with the key in X-Api-Key', async () => {
-    const pid = await csvProject(t, 'First,Last,Domain,Email\nAda,Lovelace,acme.test,\nNobody,Here,acme.test,\nLinus,,,\n,,,ada@acme.test\n');
-    const col = await addColumn(t, pid, 'Person', 'person_enrich', { first_name: '{{First}}', last_name: '{{Last}}', domain: '{{Domain}}', email: '{{Email}}' });
+    const pid = await csvProject(
+      t,
+      'First,Last,Domain,Email\nAda,Lovelace,acme.test,\nNobody,Here,acme.test,\nLinus,,,\n,,,ada@acme.test\n',
+    );
+    const col = await addColumn(t, pid, 'Person', 'person_enrich', {
+      first_name: '{{First}}',
+      last_name: '{{Last}}',
+      domain: '{{Domain}}',
+      email: '{{Email}}',
+    });
     const before = apollo.requestsTo('/api/v1/people/match').length;
     const rows = await runColumns(t, pid, [col]);
     expect(cellOf(rows, 'First', 'Ada', 'Person')).toMatchObject({
@@ -82,11 +92,20 @@ describe.each(DIALECTS)('person_enrich and company_enrich on %s', (dialect) => {
     expect(cellOf(rows, 'Email', 'ada@acme.test', 'Person').value.name).toBe('Ada Lovelace');
     expect(cellOf(rows, 'First', 'Nobody', 'Person')).toMatchObject({ status: 'no_result', error: 'no matching person' });
     // Not enough to single a person out: no request, no charge.
-    expect(cellOf(rows, 'First', 'Linus', 'Person')).toMatchObject({ status: 'no_result', error: expect.stringContaining('give an email') });
+    expect(cellOf(rows, 'First', 'Linus', 'Person')).toMatchObject({
+      status: 'no_result',
+      error: expect.stringContaining('give an email'),
+    });
     const sent = apollo.requestsTo('/api/v1/people/match').slice(before);
     expect(sent.length).toBe(3);
     expect(sent.every((r) => r.headers.get('x-api-key') === APOLLO_KEY && r.query.size === 0)).toBe(true);
-    expect(sent.map((r) => r.body)).toContainEqual({ first_name: 'Ada', last_name: 'Lovelace', domain: 'acme.test', reveal_personal_emails: false, reveal_phone_number: false });
+    expect(sent.map((r) => r.body)).toContainEqual({
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      domain: 'acme.test',
+      reveal_personal_emails: false,
+      reveal_phone_number: false,
+    });
   });
 
   test('company_enrich looks companies up through GET /api/v1/organizations/enrich?domain=', async () => {
@@ -95,7 +114,16 @@ describe.each(DIALECTS)('person_enrich and company_enrich on %s', (dialect) => {
     const rows = await runColumns(t, pid, [col]);
     expect(cellOf(rows, 'Name', 'Acme', 'Company')).toMatchObject({
       status: 'completed',
-      value: { name: 'Acme', domain: 'acme.test', industry: 'machinery', employees: 120, annual_revenue: 25_000_000, founded_year: 1949, location: 'Phoenix, United States', technologies: ['Nginx'] },
+      value: {
+        name: 'Acme',
+        domain: 'acme.test',
+        industry: 'machinery',
+        employees: 120,
+        annual_revenue: 25_000_000,
+        founded_year: 1949,
+        location: 'Phoenix, United States',
+        technologies: ['Nginx'],
+      },
     });
     expect(cellOf(rows, 'Name', 'Globex', 'Company').value.name).toBe('Globex');
     expect(cellOf(rows, 'Name', 'Unknown', 'Company')).toMatchObject({ status: 'no_result', error: 'no company found for unknown.test' });
@@ -148,7 +176,12 @@ describe('Apollo tools: how failures are classed', () => {
     for (const status of [429, 503]) {
       expect(await company('acme.test')).toEqual([{ status: 'error', error: expect.stringContaining(`HTTP ${status}`), retryable: true }]);
     }
-    const wrongKey = await runTool(personEnrich, [{}], { email: 'ada@acme.test' }, { ...live, env: { ...process.env, APOLLO_API_KEY: 'wrong' } });
+    const wrongKey = await runTool(
+      personEnrich,
+      [{}],
+      { email: 'ada@acme.test' },
+      { ...live, env: { ...process.env, APOLLO_API_KEY: 'wrong' } },
+    );
     expect(wrongKey).toEqual([{ status: 'error', error: expect.stringContaining('HTTP 401'), retryable: false }]);
   });
 

@@ -17,7 +17,8 @@ let restoreEnv: () => void;
 beforeAll(() => {
   api = startFakeServer({
     'GET /companies': (r) => {
-      if (r.headers.get('authorization') !== `Bearer ${TOKEN}`) return Response.json({ error: `bad token ${r.headers.get('authorization')}` }, { status: 400 });
+      if (r.headers.get('authorization') !== `Bearer ${TOKEN}`)
+        return Response.json({ error: `bad token ${r.headers.get('authorization')}` }, { status: 400 });
       const company = COMPANIES[r.query.get('domain') ?? ''];
       return company ? Response.json({ data: company }) : Response.json({ error: 'no such company' }, { status: 404 });
     },
@@ -78,8 +79,14 @@ describe.each(DIALECTS)('http_api on %s', (dialect) => {
   });
 
   test('a 4xx is that row’s error without the secrets it echoes; a failing extract is an error too', async () => {
-    const col = await addColumn(t, pid, 'Denied', 'http_api', { url: `${api.url}/companies?domain={{Domain}}`, headers: { Authorization: 'Bearer wrong-token-secret' } });
-    const bad = await addColumn(t, pid, 'BadExtract', 'http_api', { url: `${api.url}/text`, extract: '$number("x") + $undefinedFunction()' });
+    const col = await addColumn(t, pid, 'Denied', 'http_api', {
+      url: `${api.url}/companies?domain={{Domain}}`,
+      headers: { Authorization: 'Bearer wrong-token-secret' },
+    });
+    const bad = await addColumn(t, pid, 'BadExtract', 'http_api', {
+      url: `${api.url}/text`,
+      extract: '$number("x") + $undefinedFunction()',
+    });
     const rows = await runColumns(t, pid, [col, bad]);
     const denied = cellOf(rows, 'Name', 'Acme', 'Denied');
     expect(denied.status).toBe('error');
@@ -114,7 +121,9 @@ describe.each(DIALECTS)('http_api on %s', (dialect) => {
   });
 
   test('row data that puts a line break into a header ends that row in error at once, sends nothing, and is not retried', async () => {
-    const added = await t.api('POST', `/projects/${pid}/rows`, { body: { company: { Name: 'Evil\r\nX-Injected: yes', Domain: 'evil.test', Employees: '1' } } });
+    const added = await t.api('POST', `/projects/${pid}/rows`, {
+      body: { company: { Name: 'Evil\r\nX-Injected: yes', Domain: 'evil.test', Employees: '1' } },
+    });
     expect(added.status).toBe(201);
     const before = api.requestsTo('/text').length;
     const col = await addColumn(t, pid, 'Tagged', 'http_api', { url: `${api.url}/text`, headers: { 'X-Company': '{{Name}}' } });
@@ -135,7 +144,9 @@ describe('http_api: how failures are classed', () => {
 
   test('429 is a retryable error, so the job is retried', async () => {
     api.failNext('/text', 429);
-    expect(await call({ url: `${api.url}/text` })).toEqual([{ status: 'error', error: expect.stringContaining('HTTP 429'), retryable: true }]);
+    expect(await call({ url: `${api.url}/text` })).toEqual([
+      { status: 'error', error: expect.stringContaining('HTTP 429'), retryable: true },
+    ]);
     expect(await call({ url: `${api.url}/text` })).toEqual([{ status: 'ok', value: 'plain words' }]);
   });
 
@@ -148,6 +159,8 @@ describe('http_api: how failures are classed', () => {
 
   test('a URL that is not http(s) once the row is filled in is that row’s error', async () => {
     const rows = [{ Link: 'notaurl' }];
-    expect(await runTool(httpApi, rows, { url: '{{Link}}' }, { providerMode: 'live' })).toEqual([{ status: 'error', error: expect.stringContaining('not an http(s) URL'), retryable: false }]);
+    expect(await runTool(httpApi, rows, { url: '{{Link}}' }, { providerMode: 'live' })).toEqual([
+      { status: 'error', error: expect.stringContaining('not an http(s) URL'), retryable: false },
+    ]);
   });
 });

@@ -20,10 +20,16 @@ describe('bun run plugin:new', () => {
   let t: TestService | undefined;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'wfs-plugins-'));
-    for (const [kind, id] of [['tool', 'shout'], ['builder', 'name_list']] as const) {
+    for (const [kind, id] of [
+      ['tool', 'shout'],
+      ['builder', 'name_list'],
+    ] as const) {
       const r = await pluginNew(kind, id, '--dir', dir);
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout.slice(r.stdout.indexOf('{'))).files).toEqual([join(dir, `${kind}s`, id, 'index.ts'), join(dir, `${kind}s`, id, `${id}.test.ts`)]);
+      expect(JSON.parse(r.stdout.slice(r.stdout.indexOf('{'))).files).toEqual([
+        join(dir, `${kind}s`, id, 'index.ts'),
+        join(dir, `${kind}s`, id, `${id}.test.ts`),
+      ]);
     }
   }, SERVICE_START_MS);
   afterAll(async () => {
@@ -32,13 +38,21 @@ describe('bun run plugin:new', () => {
   });
 
   test('scaffolds index.ts and a test for each kind, and the scaffolded tests pass', async () => {
-    for (const f of ['tools/shout/index.ts', 'tools/shout/shout.test.ts', 'builders/name_list/index.ts', 'builders/name_list/name_list.test.ts']) {
+    for (const f of [
+      'tools/shout/index.ts',
+      'tools/shout/shout.test.ts',
+      'builders/name_list/index.ts',
+      'builders/name_list/name_list.test.ts',
+    ]) {
       expect(existsSync(join(dir, f))).toBe(true);
     }
     // Run from the plugins folder, as its author would (no repo preload, no repo bunfig).
     const proc = Bun.spawn(['bun', 'test'], { cwd: dir, stdout: 'pipe', stderr: 'pipe' });
     const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-    expect({ code, tail: `${out}${err}`.trim().split('\n').slice(-6).join('\n') }).toMatchObject({ code: 0, tail: expect.stringMatching(/4 pass\s+0 fail/) });
+    expect({ code, tail: `${out}${err}`.trim().split('\n').slice(-6).join('\n') }).toMatchObject({
+      code: 0,
+      tail: expect.stringMatching(/4 pass\s+0 fail/),
+    });
   }, 30_000);
 
   test('the scaffolded plugins load through PLUGINS_DIR and work in the service', async () => {
@@ -56,7 +70,11 @@ describe('bun run plugin:new', () => {
   });
 
   test('refuses a bad kind, a bad id and an existing plugin', async () => {
-    for (const args of [['widget', 'x_y'], ['tool', 'Bad-Id'], ['tool', 'shout']]) {
+    for (const args of [
+      ['widget', 'x_y'],
+      ['tool', 'Bad-Id'],
+      ['tool', 'shout'],
+    ]) {
       const r = await pluginNew(...(args as string[]), '--dir', dir);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('plugin:new:');

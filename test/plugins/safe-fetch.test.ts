@@ -29,16 +29,37 @@ const failure = (p: Promise<unknown>): Promise<ProviderError> =>
 describe('which addresses count as public', () => {
   test('every private, loopback, link-local and otherwise special range is refused', () => {
     for (const ip of [
-      '0.0.0.0', '0.1.2.3', '10.0.0.1', '100.64.0.1', '127.0.0.1', '127.255.0.9', '169.254.169.254', '172.16.0.1', '172.31.255.255',
-      '192.168.1.1', '224.0.0.1', '255.255.255.255', '::', '::1', 'fc00::1', 'fd12:3456::1', 'fe80::1', '::ffff:127.0.0.1',
-      '::ffff:10.0.0.1', '::7f00:1', '64:ff9b::7f00:1', '2002:7f00:1::', '2001:db8::1',
+      '0.0.0.0',
+      '0.1.2.3',
+      '10.0.0.1',
+      '100.64.0.1',
+      '127.0.0.1',
+      '127.255.0.9',
+      '169.254.169.254',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::',
+      '::1',
+      'fc00::1',
+      'fd12:3456::1',
+      'fe80::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      '::7f00:1',
+      '64:ff9b::7f00:1',
+      '2002:7f00:1::',
+      '2001:db8::1',
     ]) {
       expect([ip, nonPublicReason(ip)]).not.toEqual([ip, null]);
     }
   });
 
   test('public unicast addresses pass', () => {
-    for (const ip of ['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(nonPublicReason(ip)).toBeNull();
+    for (const ip of ['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])
+      expect(nonPublicReason(ip)).toBeNull();
   });
 });
 
@@ -68,9 +89,12 @@ describe('safeFetch', () => {
       '/to-private': () => Response.redirect('http://10.1.2.3/', 302),
       '/to-other': () => Response.redirect(`${other.url}/echo`, 307),
       '/same-origin': () => Response.redirect('/echo', 302),
-      '/echo': (r) => Response.json({ host: r.headers.get('host'), authorization: r.headers.get('authorization'), accept: r.headers.get('accept') }),
+      '/echo': (r) =>
+        Response.json({ host: r.headers.get('host'), authorization: r.headers.get('authorization'), accept: r.headers.get('accept') }),
     });
-    other = startFakeServer({ '/echo': (r) => Response.json({ authorization: r.headers.get('authorization'), accept: r.headers.get('accept') }) });
+    other = startFakeServer({
+      '/echo': (r) => Response.json({ authorization: r.headers.get('authorization'), accept: r.headers.get('accept') }),
+    });
   });
   afterAll(() => {
     server.stop();
@@ -84,7 +108,14 @@ describe('safeFetch', () => {
   test('refuses loopback, private and IPv6 loopback addresses without ALLOW_PRIVATE_NETWORK, before connecting', async () => {
     closed();
     const before = server.requests.length;
-    for (const url of [`${server.url}/ok`, 'http://10.0.0.1/', `http://[::1]:${server.port}/ok`, `http://[::ffff:127.0.0.1]:${server.port}/ok`, 'http://2130706433/', 'http://169.254.169.254/latest/meta-data/']) {
+    for (const url of [
+      `${server.url}/ok`,
+      'http://10.0.0.1/',
+      `http://[::1]:${server.port}/ok`,
+      `http://[::ffff:127.0.0.1]:${server.port}/ok`,
+      'http://2130706433/',
+      'http://169.254.169.254/latest/meta-data/',
+    ]) {
       const e = await safeFetch(url, { timeoutMs: 2000 }).catch((x) => x);
       expect(e).toBeInstanceOf(BlockedUrlError);
       expect(e.message).toStartWith('refused: private or reserved address (');
@@ -98,7 +129,9 @@ describe('safeFetch', () => {
     closed();
     const e = await safeFetch(`http://localhost:${server.port}/ok`).catch((x) => x);
     expect(e).toBeInstanceOf(BlockedUrlError);
-    expect(e.message).toBe('refused: private or reserved address (localhost has no public address); an operator may allow private addresses with ALLOW_PRIVATE_NETWORK');
+    expect(e.message).toBe(
+      'refused: private or reserved address (localhost has no public address); an operator may allow private addresses with ALLOW_PRIVATE_NETWORK',
+    );
     expect(e.message).not.toMatch(/\d+\.\d+\.\d+\.\d+|::1|loopback/);
   });
 

@@ -12,10 +12,32 @@ const COLUMNS: [string, string, Record<string, unknown>][] = [
   ['Guess', 'email_finder', { first_name: '{{First}}', last_name: '{{Last}}', domain: '{{Website}}' }],
   ['Check', 'email_validator', { email: '{{Email}}' }],
   ['Pitch', 'ai_prompt', { model: 'gpt-4o-mini', prompt: 'What does {{Name}} sell?' }],
-  ['Segment', 'ai_prompt', { model: 'gpt-4o-mini', prompt: 'Classify {{Name}}', json_schema: { type: 'object', properties: { b2b: { type: 'boolean' }, segment: { type: 'string', enum: ['smb', 'enterprise'] }, size: { type: 'integer' } } } }],
+  [
+    'Segment',
+    'ai_prompt',
+    {
+      model: 'gpt-4o-mini',
+      prompt: 'Classify {{Name}}',
+      json_schema: {
+        type: 'object',
+        properties: { b2b: { type: 'boolean' }, segment: { type: 'string', enum: ['smb', 'enterprise'] }, size: { type: 'integer' } },
+      },
+    },
+  ],
   ['Person', 'person_enrich', { first_name: '{{First}}', last_name: '{{Last}}', domain: '{{Website}}' }],
   ['Company', 'company_enrich', { domain: '{{Website}}' }],
-  ['Api', 'http_api', { method: 'POST', url: 'https://api.acme.co.uk/v1/lookup', query: { q: '{{Name}}' }, headers: { Authorization: 'Bearer real-secret' }, body: { name: '{{Name}}' }, extract: 'request' }],
+  [
+    'Api',
+    'http_api',
+    {
+      method: 'POST',
+      url: 'https://api.acme.co.uk/v1/lookup',
+      query: { q: '{{Name}}' },
+      headers: { Authorization: 'Bearer real-secret' },
+      body: { name: '{{Name}}' },
+      extract: 'request',
+    },
+  ],
 ];
 
 describe('sandbox twins: deterministic, clearly fake, no network', () => {
@@ -55,17 +77,38 @@ describe('sandbox twins: deterministic, clearly fake, no network', () => {
     const rows = await enrichedProject();
     const cell = (col: string) => cellOf(rows, 'Name', 'Acme', col);
     for (const [name] of COLUMNS) expect([name, cell(name).status]).toEqual([name, 'completed']);
-    expect(cell('Site').value).toMatchObject({ url: 'https://acme.example.com/', emails: ['hello@acme.example.com'], socials: { linkedin: 'https://linkedin.example.com/company/acme' } });
+    expect(cell('Site').value).toMatchObject({
+      url: 'https://acme.example.com/',
+      emails: ['hello@acme.example.com'],
+      socials: { linkedin: 'https://linkedin.example.com/company/acme' },
+    });
     expect(cell('Stack').value.url).toBe('https://acme.example.com/');
     expect(cell('Stack').value.technologies.length).toBeGreaterThanOrEqual(3);
     expect(cell('Guess').value).toMatchObject({ email: 'ada.lovelace@acme.co.uk', mx: ['mx.sandbox.example.com'] });
     expect(cell('Check').value).toMatchObject({ verdict: 'valid', mx: ['mx.sandbox.example.com'] });
     expect(cell('Pitch').value).toBe('[sandbox answer] What does Acme sell?');
-    expect(cell('Segment').value).toEqual({ b2b: expect.any(Boolean), segment: expect.stringMatching(/^(smb|enterprise)$/), size: expect.any(Number) });
-    expect(cell('Person').value).toMatchObject({ name: 'Ada Lovelace', email: 'ada.lovelace@acme.example.com', company_domain: 'acme.example.com' });
-    expect(cell('Company').value).toMatchObject({ name: 'Acme (sandbox)', domain: 'acme.example.com', website: 'https://acme.example.com' });
+    expect(cell('Segment').value).toEqual({
+      b2b: expect.any(Boolean),
+      segment: expect.stringMatching(/^(smb|enterprise)$/),
+      size: expect.any(Number),
+    });
+    expect(cell('Person').value).toMatchObject({
+      name: 'Ada Lovelace',
+      email: 'ada.lovelace@acme.example.com',
+      company_domain: 'acme.example.com',
+    });
+    expect(cell('Company').value).toMatchObject({
+      name: 'Acme (sandbox)',
+      domain: 'acme.example.com',
+      website: 'https://acme.example.com',
+    });
     // http_api sends nothing; its "response" echoes the request, header values (keys) left out.
-    expect(cell('Api').value).toEqual({ method: 'POST', url: 'https://api.acme.co.uk/v1/lookup?q=Acme', headers: ['Authorization'], body: { name: 'Acme' } });
+    expect(cell('Api').value).toEqual({
+      method: 'POST',
+      url: 'https://api.acme.co.uk/v1/lookup?q=Acme',
+      headers: ['Authorization'],
+      body: { name: 'Acme' },
+    });
     expect(recorder.requests.length).toBe(0);
     expect(dns.queries.length).toBe(0);
   });

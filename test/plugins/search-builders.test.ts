@@ -8,8 +8,22 @@ import { setEnv } from './enrich-helpers.ts';
  * The provider-backed builders in live mode against local servers that speak the providers' APIs:
  * Google Places Text Search (page tokens) and Apollo-compatible people/company search (pages).
  */
-const person = (i: number) => ({ first_name: `First${i}`, last_name: `Last${i}`, name: `First${i} Last${i}`, title: 'CTO', city: 'Lyon', country: 'France', organization: { name: `Org ${i}`, primary_domain: `org${i}.example.com` } });
-const org = (i: number) => ({ name: `Org ${i}`, primary_domain: `org${i}.example.com`, industry: 'Software', estimated_num_employees: 10 * i, founded_year: 2000 + (i % 20) });
+const person = (i: number) => ({
+  first_name: `First${i}`,
+  last_name: `Last${i}`,
+  name: `First${i} Last${i}`,
+  title: 'CTO',
+  city: 'Lyon',
+  country: 'France',
+  organization: { name: `Org ${i}`, primary_domain: `org${i}.example.com` },
+});
+const org = (i: number) => ({
+  name: `Org ${i}`,
+  primary_domain: `org${i}.example.com`,
+  industry: 'Software',
+  estimated_num_employees: 10 * i,
+  founded_year: 2000 + (i % 20),
+});
 
 let places: FakeServer;
 let apollo: FakeServer;
@@ -22,7 +36,11 @@ beforeAll(() => {
       const start = req.body.pageToken ? Number(req.body.pageToken) : 0;
       const size = Math.min(20, Number(req.body.pageSize ?? 20));
       const end = Math.min(45, start + size);
-      const list = Array.from({ length: end - start }, (_, k) => ({ displayName: { text: `Place ${start + k + 1}` }, websiteUri: `https://p${start + k + 1}.example.com`, rating: 4.5 }));
+      const list = Array.from({ length: end - start }, (_, k) => ({
+        displayName: { text: `Place ${start + k + 1}` },
+        websiteUri: `https://p${start + k + 1}.example.com`,
+        rating: 4.5,
+      }));
       return Response.json({ places: list, ...(end < 45 ? { nextPageToken: String(end) } : {}) });
     },
   });
@@ -33,7 +51,10 @@ beforeAll(() => {
     const all = 250;
     const start = (page - 1) * perPage;
     const list = Array.from({ length: Math.max(0, Math.min(perPage, all - start)) }, (_, k) => items(start + k + 1));
-    return Response.json({ [key]: list, pagination: { page, per_page: perPage, total_entries: all, total_pages: Math.ceil(all / perPage) } });
+    return Response.json({
+      [key]: list,
+      pagination: { page, per_page: perPage, total_entries: all, total_pages: Math.ceil(all / perPage) },
+    });
   };
   apollo = startFakeServer({
     'POST /api/v1/mixed_people/search': paged(person, 'people'),
@@ -89,7 +110,14 @@ describe.each(DIALECTS)('search builders, live mode, on %s', (dialect) => {
   test('people search sends only the filters that are set, pages by 100, and maps the people to rows', async () => {
     apollo.requests.length = 0;
     const p = await build('people_search_builder', {
-      filters: { person_titles: ['CTO'], include_similar_titles: false, person_locations: [], q_keywords: '', revenue_range: {}, organization_num_employees_ranges: ['11,50'] },
+      filters: {
+        person_titles: ['CTO'],
+        include_similar_titles: false,
+        person_locations: [],
+        q_keywords: '',
+        revenue_range: {},
+        organization_num_employees_ranges: ['11,50'],
+      },
       max_results: 150,
     });
     expect(p.row_count).toBe(150);
@@ -101,16 +129,38 @@ describe.each(DIALECTS)('search builders, live mode, on %s', (dialect) => {
     const { page, per_page, ...filters } = sent[0]?.body ?? {};
     expect(filters).toEqual({ person_titles: ['CTO'], include_similar_titles: false, organization_num_employees_ranges: ['11,50'] });
     expect(sent[0]?.headers.get('x-api-key')).toBe('apollo-key');
-    expect(p.first_company_data).toMatchObject({ 'First Name': 'First1', 'Full Name': 'First1 Last1', Title: 'CTO', Location: 'Lyon, France', Company: 'Org 1', 'Company Domain': 'org1.example.com' });
+    expect(p.first_company_data).toMatchObject({
+      'First Name': 'First1',
+      'Full Name': 'First1 Last1',
+      Title: 'CTO',
+      Location: 'Lyon, France',
+      Company: 'Org 1',
+      'Company Domain': 'org1.example.com',
+    });
   });
 
   test('company search maps organizations, with publicly_traded and ranges passed as given', async () => {
     apollo.requests.length = 0;
-    const p = await build('companies_search_builder', { filters: { q_organization_name: 'Org', publicly_traded: true, revenue_range: { min: 1, max: 5 } }, max_results: 5 });
+    const p = await build('companies_search_builder', {
+      filters: { q_organization_name: 'Org', publicly_traded: true, revenue_range: { min: 1, max: 5 } },
+      max_results: 5,
+    });
     expect(p.row_count).toBe(5);
     const body = apollo.requestsTo('/api/v1/mixed_companies/search')[0]?.body;
-    expect(body).toMatchObject({ q_organization_name: 'Org', publicly_traded: true, revenue_range: { min: 1, max: 5 }, page: 1, per_page: 5 });
-    expect(p.first_company_data).toMatchObject({ Name: 'Org 1', Domain: 'org1.example.com', Industry: 'Software', Employees: 10, 'Founded Year': 2001 });
+    expect(body).toMatchObject({
+      q_organization_name: 'Org',
+      publicly_traded: true,
+      revenue_range: { min: 1, max: 5 },
+      page: 1,
+      per_page: 5,
+    });
+    expect(p.first_company_data).toMatchObject({
+      Name: 'Org 1',
+      Domain: 'org1.example.com',
+      Industry: 'Software',
+      Employees: 10,
+      'Founded Year': 2001,
+    });
   });
 
   test('a 429 from the provider is retried and the run completes', async () => {

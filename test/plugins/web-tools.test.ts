@@ -41,7 +41,8 @@ describe.each(DIALECTS)('website_info and tech_stack on %s', (dialect) => {
         '/old': () => Response.redirect('/', 301),
         '/missing': () => new Response('no', { status: 404 }),
         '/broken': () => new Response('oops', { status: 500 }),
-        '/huge': () => new Response(`<html><body>${'x'.repeat(3 * 1024 * 1024)}</body></html>`, { headers: { 'content-type': 'text/html' } }),
+        '/huge': () =>
+          new Response(`<html><body>${'x'.repeat(3 * 1024 * 1024)}</body></html>`, { headers: { 'content-type': 'text/html' } }),
         '/data.json': () => Response.json({ not: 'html' }),
       },
       { server: 'nginx/1.25.3', 'x-powered-by': 'PHP/8.2.1' },
@@ -74,12 +75,19 @@ describe.each(DIALECTS)('website_info and tech_stack on %s', (dialect) => {
       title: 'Acme Rockets — Rockets for everyone',
       description: 'Acme makes rockets, anvils and portable holes.',
       language: 'en-GB',
-      socials: { linkedin: 'https://www.linkedin.com/company/acme-rockets', twitter: 'https://x.com/acmerockets', github: 'https://github.com/acme' },
+      socials: {
+        linkedin: 'https://www.linkedin.com/company/acme-rockets',
+        twitter: 'https://x.com/acmerockets',
+        github: 'https://github.com/acme',
+      },
       emails: ['sales@acme.example.com', 'press@acme.example.com', 'help@acme.example.com'],
       phones: ['+12025550143', '+33142685300'],
     });
     // Redirects are followed; the answer names the page that answered.
-    expect(cellOf(rows, 'Name', 'Moved', 'Site')).toMatchObject({ status: 'completed', value: { url: `${site.url}/`, title: 'Acme Rockets — Rockets for everyone' } });
+    expect(cellOf(rows, 'Name', 'Moved', 'Site')).toMatchObject({
+      status: 'completed',
+      value: { url: `${site.url}/`, title: 'Acme Rockets — Rockets for everyone' },
+    });
     expect(cellOf(rows, 'Name', 'Gone', 'Site')).toMatchObject({ status: 'no_result' });
     expect(cellOf(rows, 'Name', 'Json', 'Site')).toMatchObject({ status: 'no_result', error: expect.stringContaining('not an HTML page') });
     // A site's failure is its own row's, not a reason to fail the whole batch.
@@ -111,7 +119,10 @@ describe.each(DIALECTS)('website_info and tech_stack on %s', (dialect) => {
       const col = await addColumn(t, pid, 'Closed', 'website_info', { url: '{{Website}}closed' });
       const before = site.requests.length;
       const rows = await runColumns(t, pid, [col]);
-      expect(cellOf(rows, 'Name', 'Acme', 'Closed')).toMatchObject({ status: 'error', error: expect.stringContaining('ALLOW_PRIVATE_NETWORK') });
+      expect(cellOf(rows, 'Name', 'Acme', 'Closed')).toMatchObject({
+        status: 'error',
+        error: expect.stringContaining('ALLOW_PRIVATE_NETWORK'),
+      });
       expect(site.requests.length).toBe(before);
     } finally {
       restore();

@@ -83,7 +83,10 @@ function answer(query: Buffer, zone: Record<string, DnsRecords>, servfail: Set<s
   return Buffer.concat([header, question, ...answers]);
 }
 
-export async function startDnsServer(zone: Record<string, DnsRecords>, options: { servfail?: string[]; refused?: string[] } = {}): Promise<DnsServer> {
+export async function startDnsServer(
+  zone: Record<string, DnsRecords>,
+  options: { servfail?: string[]; refused?: string[] } = {},
+): Promise<DnsServer> {
   const lowerZone = Object.fromEntries(Object.entries(zone).map(([k, v]) => [k.toLowerCase(), v]));
   const servfail = new Set(options.servfail?.map((s) => s.toLowerCase()));
   const refused = new Set(options.refused?.map((s) => s.toLowerCase()));

@@ -73,7 +73,10 @@ export function startFakeServer(routes: Record<string, Handler>): FakeServer {
 export const APOLLO_KEY = 'apollo-test-key-123';
 
 /** An Apollo-compatible API knowing these people (matched by email or by last name + domain) and companies (by domain). */
-export function fakeApollo(data: { people: Record<string, unknown>[]; organizations: Record<string, Record<string, unknown>> }): FakeServer {
+export function fakeApollo(data: {
+  people: Record<string, unknown>[];
+  organizations: Record<string, Record<string, unknown>>;
+}): FakeServer {
   const authorized = (r: RecordedRequest) => r.headers.get('x-api-key') === APOLLO_KEY;
   const denied = () => Response.json({ error: 'Invalid access credentials.' }, { status: 401 });
   return startFakeServer({
@@ -105,9 +108,13 @@ export function fakeOpenAI(answer: (body: any) => string): FakeServer {
   return startFakeServer({
     'POST /v1/chat/completions': (r) => {
       if (r.headers.get('authorization') !== `Bearer ${OPENAI_KEY}`) {
-        return Response.json({ error: { message: `Incorrect API key provided: ${r.headers.get('authorization')}`, type: 'invalid_request_error' } }, { status: 401 });
+        return Response.json(
+          { error: { message: `Incorrect API key provided: ${r.headers.get('authorization')}`, type: 'invalid_request_error' } },
+          { status: 401 },
+        );
       }
-      if (r.body.model === 'missing-model') return Response.json({ error: { message: 'The model `missing-model` does not exist' } }, { status: 404 });
+      if (r.body.model === 'missing-model')
+        return Response.json({ error: { message: 'The model `missing-model` does not exist' } }, { status: 404 });
       return Response.json({
         id: 'chatcmpl-test',
         object: 'chat.completion',
@@ -127,7 +134,8 @@ export function fakeSite(pages: Record<string, string | (() => Response)>, heade
     Object.fromEntries(
       Object.entries(pages).map(([path, page]) => [
         path,
-        () => (typeof page === 'string' ? new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8', ...headers } }) : page()),
+        () =>
+          typeof page === 'string' ? new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8', ...headers } }) : page(),
       ]),
     ),
   );

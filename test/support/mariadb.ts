@@ -17,7 +17,6 @@ export interface MariaDbServer {
   stop(): Promise<void>;
 }
 
-
 async function waitForConnect(port: number, proc: Subprocess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
@@ -41,31 +40,40 @@ export async function startMariaDb(options: { flushEachCommit?: boolean; bufferP
   const tmp = join(dir, 'tmp');
   mkdirSync(tmp);
   const install = Bun.spawnSync(
-    ['mariadb-install-db', '--no-defaults', `--datadir=${datadir}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'],
+    [
+      'mariadb-install-db',
+      '--no-defaults',
+      `--datadir=${datadir}`,
+      '--user=root',
+      '--auth-root-authentication-method=normal',
+      '--skip-test-db',
+    ],
     { stdout: 'pipe', stderr: 'pipe' },
   );
   if (install.exitCode !== 0) {
-    throw new Error(`mariadb-install-db failed (is mariadb-server installed? run scripts/setup-services.sh): ${install.stderr.toString().slice(-500)}`);
+    throw new Error(
+      `mariadb-install-db failed (is mariadb-server installed? run scripts/setup-services.sh): ${install.stderr.toString().slice(-500)}`,
+    );
   }
   const port = freePort();
   const args = [
-      'mariadbd',
-      '--no-defaults',
-      `--datadir=${datadir}`,
-      `--socket=${join(dir, 'mysqld.sock')}`,
-      // Its own temp dir: servers of parallel test runs must not share temp-table files.
-      `--tmpdir=${tmp}`,
-      `--pid-file=${join(dir, 'mysqld.pid')}`,
-      `--port=${port}`,
-      '--bind-address=127.0.0.1',
-      '--user=root',
-      '--skip-log-bin',
-      `--innodb-buffer-pool-size=${options.bufferPoolMb ?? 512}M`,
-      '--innodb-log-file-size=256M',
-      `--innodb-flush-log-at-trx-commit=${options.flushEachCommit ? 1 : 2}`,
-      '--max-connections=500',
-      '--character-set-server=utf8mb4',
-      '--collation-server=utf8mb4_unicode_ci',
+    'mariadbd',
+    '--no-defaults',
+    `--datadir=${datadir}`,
+    `--socket=${join(dir, 'mysqld.sock')}`,
+    // Its own temp dir: servers of parallel test runs must not share temp-table files.
+    `--tmpdir=${tmp}`,
+    `--pid-file=${join(dir, 'mysqld.pid')}`,
+    `--port=${port}`,
+    '--bind-address=127.0.0.1',
+    '--user=root',
+    '--skip-log-bin',
+    `--innodb-buffer-pool-size=${options.bufferPoolMb ?? 512}M`,
+    '--innodb-log-file-size=256M',
+    `--innodb-flush-log-at-trx-commit=${options.flushEachCommit ? 1 : 2}`,
+    '--max-connections=500',
+    '--character-set-server=utf8mb4',
+    '--collation-server=utf8mb4_unicode_ci',
   ];
   const launch = () => spawn(args, { stdout: 'ignore', stderr: 'pipe' });
   let proc = launch();

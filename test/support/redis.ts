@@ -26,7 +26,6 @@ export function freshPrefix(name = 'q'): string {
   return `test:${name}:${process.pid}:${++prefixCounter}:${Math.random().toString(36).slice(2, 8)}`;
 }
 
-
 async function waitForPing(url: string, proc: Subprocess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
@@ -50,11 +49,30 @@ async function waitForPing(url: string, proc: Subprocess, timeoutMs: number): Pr
 
 export async function startRedis(options: { persistent?: boolean; password?: string; ownServer?: boolean } = {}): Promise<RedisServer> {
   if (process.env.REDIS_URL && !options.ownServer) {
-    return { url: process.env.REDIS_URL, owned: false, restart: async () => Promise.reject(new Error('cannot restart REDIS_URL')), stop: async () => undefined };
+    return {
+      url: process.env.REDIS_URL,
+      owned: false,
+      restart: async () => Promise.reject(new Error('cannot restart REDIS_URL')),
+      stop: async () => undefined,
+    };
   }
   const dir = mkdtempSync(join(tmpdir(), 'wfs-redis-'));
   const port = freePort();
-  const args = ['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no', '--maxmemory-policy', 'noeviction'];
+  const args = [
+    'redis-server',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--daemonize',
+    'no',
+    '--maxmemory-policy',
+    'noeviction',
+  ];
   args.push(...(options.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']));
   if (options.password) args.push('--requirepass', options.password);
   const auth = options.password ? `:${encodeURIComponent(options.password)}@` : '';

@@ -10,7 +10,11 @@ export interface TestService {
   key: string;
   workspaceId: string;
   /** Calls the REST API with the test key (or `headers` overriding it). */
-  api(method: string, path: string, init?: { body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  api(
+    method: string,
+    path: string,
+    init?: { body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   /** A second workspace with its own key (tenant isolation tests). */
   newWorkspace(plan?: string, credits?: number): Promise<{ workspaceId: string; key: string }>;
   stop(): Promise<void>;

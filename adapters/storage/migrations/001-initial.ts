@@ -44,11 +44,7 @@ export function initialSchema(t: SchemaTypes): Migration {
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .modifyEnd(tableOpts)
         .execute();
-      await db.schema
-        .createIndex('credit_ledger_workspace')
-        .on('credit_ledger')
-        .columns(['workspace_id', 'created_at'])
-        .execute();
+      await db.schema.createIndex('credit_ledger_workspace').on('credit_ledger').columns(['workspace_id', 'created_at']).execute();
 
       await db.schema
         .createTable('projects')

@@ -8,7 +8,10 @@ import type { Migration } from 'kysely/migration';
 export function rowVersions(): Migration {
   return {
     async up(db: Kysely<any>) {
-      await db.schema.alterTable('project_row_counts').addColumn('v', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('project_row_counts')
+        .addColumn('v', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
     },
   };
 }

@@ -20,7 +20,13 @@ export interface KeyedFrom {
  * Every live row has exactly one key per column, so the joins are 1:1 on (project, column, seq).
  * `fixedOrder` keeps the joins in the order given. More columns than the database joins is a 422.
  */
-export function keyedFrom(dialect: StorageDialect, projectPk: number, cols: number[], filter: FilterNode | null, fixedOrder = false): KeyedFrom {
+export function keyedFrom(
+  dialect: StorageDialect,
+  projectPk: number,
+  cols: number[],
+  filter: FilterNode | null,
+  fixedOrder = false,
+): KeyedFrom {
   const max = dialect.limits.maxJoinedTables;
   if (cols.length > max) {
     throw validationError(`This listing filters and sorts on ${cols.length} columns; the database reads at most ${max} at once`, [

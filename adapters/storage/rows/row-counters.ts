@@ -18,16 +18,23 @@ export class RowCounters {
 
   constructor(private readonly database: Database) {
     const { db, dialect } = database;
-    this.bumpQuery = reusableQuery(db, ['pk', 'shard', 'delta'], (v) =>
-      dialect.upsert(db.insertInto('project_row_counts').values({ project_pk: v('pk'), shard: v('shard'), n: v('delta'), v: 1 }), ['project_pk', 'shard'], () => ({
-        n: sql<number>`n + ${v('delta')}`,
-        v: sql`v + 1`,
-      })),
+    this.bumpQuery = reusableQuery(['pk', 'shard', 'delta'], (v) =>
+      dialect.upsert(
+        db.insertInto('project_row_counts').values({ project_pk: v('pk'), shard: v('shard'), n: v('delta'), v: 1 }),
+        ['project_pk', 'shard'],
+        () => ({
+          n: sql<number>`n + ${v('delta')}`,
+          v: sql`v + 1`,
+        }),
+      ),
     );
-    this.readQuery = reusableQuery(db, ['pk'], (v) =>
+    this.readQuery = reusableQuery(['pk'], (v) =>
       db
         .selectFrom('project_row_counts')
-        .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'), eb.fn.coalesce(eb.fn.sum<number>('v'), eb.lit(0)).as('v')])
+        .select((eb) => [
+          eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'),
+          eb.fn.coalesce(eb.fn.sum<number>('v'), eb.lit(0)).as('v'),
+        ])
         .where('project_pk', '=', v('pk')),
     );
   }

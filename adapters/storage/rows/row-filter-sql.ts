@@ -78,20 +78,34 @@ function statusRule(a: string, op: FilterNode & { kind: 'rule' }): RawBuilder<bo
   const text = arg.kind === 'text' ? arg.text : arg.kind === 'number' ? String(arg.num) : '';
   const texts = arg.kind === 'list' ? arg.texts : [];
   switch (op.op) {
-    case 'eq': return sameText(s, text);
-    case 'neq': return sql<boolean>`NOT ${sameText(s, text)}`;
-    case 'in': return inList(s, texts);
-    case 'not_in': return sql<boolean>`NOT ${inList(s, texts)}`;
-    case 'contains': return like(s, `%${likeEscape(text)}%`);
-    case 'not_contains': return sql<boolean>`NOT ${like(s, `%${likeEscape(text)}%`)}`;
-    case 'starts_with': return like(s, `${likeEscape(text)}%`);
-    case 'ends_with': return like(s, `%${likeEscape(text)}`);
-    case 'is_empty': return FALSE;
-    case 'is_not_empty': return TRUE;
-    case 'gt': return sql<boolean>`${s} > ${text}`;
-    case 'gte': return sql<boolean>`${s} >= ${text}`;
-    case 'lt': return sql<boolean>`${s} < ${text}`;
-    case 'lte': return sql<boolean>`${s} <= ${text}`;
+    case 'eq':
+      return sameText(s, text);
+    case 'neq':
+      return sql<boolean>`NOT ${sameText(s, text)}`;
+    case 'in':
+      return inList(s, texts);
+    case 'not_in':
+      return sql<boolean>`NOT ${inList(s, texts)}`;
+    case 'contains':
+      return like(s, `%${likeEscape(text)}%`);
+    case 'not_contains':
+      return sql<boolean>`NOT ${like(s, `%${likeEscape(text)}%`)}`;
+    case 'starts_with':
+      return like(s, `${likeEscape(text)}%`);
+    case 'ends_with':
+      return like(s, `%${likeEscape(text)}`);
+    case 'is_empty':
+      return FALSE;
+    case 'is_not_empty':
+      return TRUE;
+    case 'gt':
+      return sql<boolean>`${s} > ${text}`;
+    case 'gte':
+      return sql<boolean>`${s} >= ${text}`;
+    case 'lt':
+      return sql<boolean>`${s} < ${text}`;
+    case 'lte':
+      return sql<boolean>`${s} <= ${text}`;
   }
 }
 
@@ -107,8 +121,10 @@ function valueRule(a: string, rule: FilterNode & { kind: 'rule' }): RawBuilder<b
   const empty = sql<boolean>`${col(a, 'is_empty')} = 1`;
   const text = arg.kind === 'text' ? arg.text : '';
   switch (rule.op) {
-    case 'is_empty': return empty;
-    case 'is_not_empty': return sql<boolean>`${col(a, 'is_empty')} = 0`;
+    case 'is_empty':
+      return empty;
+    case 'is_not_empty':
+      return sql<boolean>`${col(a, 'is_empty')} = 0`;
     case 'eq':
       return arg.kind === 'number' ? sql<boolean>`${col(a, 'num_key')} = ${arg.num}` : textEquals(a, text);
     case 'neq':
@@ -120,9 +136,7 @@ function valueRule(a: string, rule: FilterNode & { kind: 'rule' }): RawBuilder<b
     case 'not_contains':
       return sql<boolean>`(${empty} OR NOT ${like(fullText(a), `%${likeEscape(text)}%`)})`;
     case 'starts_with':
-      return text.length < TEXT_KEY_CHARS
-        ? like(col(a, 'text_key'), `${likeEscape(text)}%`)
-        : like(fullText(a), `${likeEscape(text)}%`);
+      return text.length < TEXT_KEY_CHARS ? like(col(a, 'text_key'), `${likeEscape(text)}%`) : like(fullText(a), `${likeEscape(text)}%`);
     case 'ends_with':
       return like(fullText(a), `%${likeEscape(text)}`);
     case 'in':
@@ -204,6 +218,7 @@ export function afterSql(specs: SortSpec[], alias: Alias, seq: RawBuilder<unknow
   const a = alias(first.colNo);
   const flagCol = col(a, first.numeric ? 'num_missing' : 'is_empty');
   const keyCol = col(a, first.numeric ? 'num_key' : 'text_key');
-  const bound = first.desc || key === null ? sql<boolean>`${flagCol} >= ${flag}` : sql<boolean>`(${flagCol}, ${keyCol}) >= (${flag}, ${key})`;
+  const bound =
+    first.desc || key === null ? sql<boolean>`${flagCol} >= ${flag}` : sql<boolean>`(${flagCol}, ${keyCol}) >= (${flag}, ${key})`;
   return sql<boolean>`(${bound} AND ${rest})`;
 }

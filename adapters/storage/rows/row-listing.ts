@@ -91,7 +91,11 @@ export class RowListing {
   }
 
   private listShape(q: RowPageQuery, filter: FilterNode | null, filterCols: number[], sortCols: number[]): ListingShape {
-    return { key: `L${q.projectPk}\u0000${JSON.stringify(filter)}\u0000${JSON.stringify(q.sort)}`, ...shapeColumns(q.projectPk, filter, filterCols), sortCols };
+    return {
+      key: `L${q.projectPk}\u0000${JSON.stringify(filter)}\u0000${JSON.stringify(q.sort)}`,
+      ...shapeColumns(q.projectPk, filter, filterCols),
+      sortCols,
+    };
   }
 
   /**
@@ -99,7 +103,14 @@ export class RowListing {
    * (rows skipped / share of matching rows) rows; scanning the filter column and sorting its matches
    * costs about the project's rows plus the matches. Take the cheaper one.
    */
-  private filterFirst(q: RowPageQuery, filter: FilterNode | null, filterCols: number[], skip: number, total: number, rows: number): boolean {
+  private filterFirst(
+    q: RowPageQuery,
+    filter: FilterNode | null,
+    filterCols: number[],
+    skip: number,
+    total: number,
+    rows: number,
+  ): boolean {
     if (!filter || q.sort.length === 0 || filterCols.some((c) => q.sort.some((s) => s.colNo === c)) || total === 0) return false;
     const walked = ((skip + q.limit) * rows) / total;
     return walked > rows / 2 + total;
@@ -117,8 +128,10 @@ export class RowListing {
       // Walking the clustered rows (JSON and all) for a deep OFFSET costs ~10x the narrow index.
       const hint = this.dialect.hints.forceIndex('project_rows_live');
       const seek = after ? sql`AND seq > ${after.seq}` : sql``;
-      rows = (await sql<Record<string, unknown>>`SELECT seq FROM project_rows ${hint}
-        WHERE project_pk = ${q.projectPk} AND deleted_at IS NULL ${seek} ORDER BY seq LIMIT ${take} OFFSET ${skip}`.execute(this.db)).rows;
+      rows = (
+        await sql<Record<string, unknown>>`SELECT seq FROM project_rows ${hint}
+        WHERE project_pk = ${q.projectPk} AND deleted_at IS NULL ${seek} ORDER BY seq LIMIT ${take} OFFSET ${skip}`.execute(this.db)
+      ).rows;
     } else {
       // Sort columns lead, so the first sort walks its index in order and stops at the page.
       const cols = plan.filterFirst ? [...filterColumns(plan.filter), ...q.sort.map((s) => s.colNo)] : plan.used;
@@ -126,8 +139,10 @@ export class RowListing {
       const seek = after ? sql`AND ${afterSql(q.sort, alias, sql.ref(`${d}.seq`), after)}` : sql``;
       const order = [...sortSql(q.sort, alias), sql`${sql.ref(`${d}.seq`)} ASC`];
       const select = [sql`${sql.ref(`${d}.seq`)} AS seq`, ...sortKeyTerms(q.sort, alias)];
-      rows = (await sql<Record<string, unknown>>`SELECT ${straight} ${sql.join(select)} ${from} ${seek}
-        ORDER BY ${sql.join(order)} LIMIT ${take} OFFSET ${skip}`.execute(this.db)).rows;
+      rows = (
+        await sql<Record<string, unknown>>`SELECT ${straight} ${sql.join(select)} ${from} ${seek}
+        ORDER BY ${sql.join(order)} LIMIT ${take} OFFSET ${skip}`.execute(this.db)
+      ).rows;
     }
     const keys = rows.map((r) => seekKey(r, q.sort));
     return { seqs: keys.slice(before).map((k) => k.seq), keys };
@@ -141,7 +156,13 @@ export class RowListing {
 }
 
 function shapeColumns(projectPk: number, filter: FilterNode | null, filterCols: number[]) {
-  return { projectPk, filter, filterCols, valueCols: [...filterColumns(filter, 'value')], statusCols: [...filterColumns(filter, 'status')] };
+  return {
+    projectPk,
+    filter,
+    filterCols,
+    valueCols: [...filterColumns(filter, 'value')],
+    statusCols: [...filterColumns(filter, 'status')],
+  };
 }
 
 function seekKey(r: Record<string, unknown>, sort: SortSpec[]): SeekKey {

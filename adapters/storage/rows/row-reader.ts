@@ -91,7 +91,11 @@ export class RowReader {
       .orderBy('seq')
       .limit(limit)
       .execute();
-    return this.getMany(projectPk, seqs.map((r) => Number(r.seq)), toolCols);
+    return this.getMany(
+      projectPk,
+      seqs.map((r) => Number(r.seq)),
+      toolCols,
+    );
   }
 
   /** Tool columns of live projects that hold `queued` or `running` cells. */

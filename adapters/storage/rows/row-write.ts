@@ -78,7 +78,11 @@ export class RowWrites {
     if (seqs.length === 0 || !e.filter) return 0;
     const { dialect } = this.database;
     const { from, d } = keyedFrom(dialect, e.projectPk, e.filterCols, e.filter);
-    const r = await sql<{ n: number }>`SELECT COUNT(*) AS n ${from} AND ${sql.ref(`${d}.seq`)} IN (${sql.join(seqs)}) ${lock ? dialect.locking.lockClause : sql``}`.execute(trx);
+    const r = await sql<{
+      n: number;
+    }>`SELECT COUNT(*) AS n ${from} AND ${sql.ref(`${d}.seq`)} IN (${sql.join(seqs)}) ${lock ? dialect.locking.lockClause : sql``}`.execute(
+      trx,
+    );
     return Number(r.rows[0]?.n ?? 0);
   }
 }

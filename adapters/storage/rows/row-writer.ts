@@ -40,9 +40,15 @@ export class RowWriter {
     return this.lanes.insert(key, rows, (batch) => this.insertNow(projectPk, columns, batch));
   }
 
-  private async insertNow(projectPk: number, columns: Column[], rows: Record<number, Cell>[], builderState?: BuilderRunState): Promise<number[]> {
+  private async insertNow(
+    projectPk: number,
+    columns: Column[],
+    rows: Record<number, Cell>[],
+    builderState?: BuilderRunState,
+  ): Promise<number[]> {
     if (rows.length === 0) {
-      if (builderState) await this.database.db.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
+      if (builderState)
+        await this.database.db.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
       return [];
     }
     const first = await this.seqs.take(rows.length);
@@ -51,7 +57,14 @@ export class RowWriter {
     const rowValues = rows.map((cells, i) => {
       const stored: Record<number, Cell> = {};
       for (const [no, cell] of Object.entries(cells)) if (cell.v !== null || cell.e) stored[Number(no)] = storedCell(cell);
-      return { project_pk: projectPk, seq: seqs[i] as number, cells: JSON.stringify(stored), created_at: now, updated_at: now, deleted_at: null };
+      return {
+        project_pk: projectPk,
+        seq: seqs[i] as number,
+        cells: JSON.stringify(stored),
+        created_at: now,
+        updated_at: now,
+        deleted_at: null,
+      };
     });
     const keyValues: CellKeyTable[] = [];
     rows.forEach((cells, i) => {
@@ -74,7 +87,9 @@ export class RowWriter {
 
   async softDelete(projectPk: number, seqs: number[]): Promise<number> {
     if (seqs.length === 0) return 0;
-    const colNos = (await this.database.db.selectFrom('project_columns').select('col_no').where('project_pk', '=', projectPk).execute()).map((c) => Number(c.col_no));
+    const colNos = (
+      await this.database.db.selectFrom('project_columns').select('col_no').where('project_pk', '=', projectPk).execute()
+    ).map((c) => Number(c.col_no));
     return this.writes.run(projectPk, { kind: 'delete' }, async ({ trx, change }) => {
       let deleted = 0;
       for (const part of chunks(seqs, this.inList)) {
@@ -89,7 +104,12 @@ export class RowWriter {
         // Keys of deleted rows go at once, so filters and counts never see them.
         if (colNos.length) {
           await change(part, 'remove', () =>
-            trx.deleteFrom('cell_keys').where('project_pk', '=', projectPk).where('col_no', 'in', colNos).where('seq', 'in', part).execute(),
+            trx
+              .deleteFrom('cell_keys')
+              .where('project_pk', '=', projectPk)
+              .where('col_no', 'in', colNos)
+              .where('seq', 'in', part)
+              .execute(),
           );
         }
       }
@@ -103,12 +123,23 @@ export class RowWriter {
       const parts = seqs ? chunks(seqs, this.inList) : [undefined];
       for (const part of parts) {
         if (part && part.length === 0) continue;
-        let q = trx.selectFrom('cell_keys').select('seq').where('project_pk', '=', projectPk).where('col_no', '=', colNo).where('status', 'in', from);
+        let q = trx
+          .selectFrom('cell_keys')
+          .select('seq')
+          .where('project_pk', '=', projectPk)
+          .where('col_no', '=', colNo)
+          .where('status', 'in', from);
         if (part) q = q.where('seq', 'in', part);
         const found = (await this.database.dialect.locking.lockedRead(q).execute()).map((r) => Number(r.seq));
         await change(found, 'update', async () => {
           for (const ids of chunks(found, this.inList)) {
-            await trx.updateTable('cell_keys').set({ status: to }).where('project_pk', '=', projectPk).where('col_no', '=', colNo).where('seq', 'in', ids).execute();
+            await trx
+              .updateTable('cell_keys')
+              .set({ status: to })
+              .where('project_pk', '=', projectPk)
+              .where('col_no', '=', colNo)
+              .where('seq', 'in', ids)
+              .execute();
           }
         });
         moved.push(...found);
@@ -129,11 +160,21 @@ export class RowWriter {
           .select('seq')
           .where('project_pk', '=', projectPk)
           .where('col_no', '=', colNo)
-          .where('seq', 'in', part.map((c) => c.seq));
+          .where(
+            'seq',
+            'in',
+            part.map((c) => c.seq),
+          );
         const live = new Set((await dialect.locking.lockedRead(read).execute()).map((r) => Number(r.seq)));
         const keyValues: CellKeyTable[] = part
           .filter(({ seq }) => live.has(seq))
-          .map(({ seq, cell }) => ({ project_pk: projectPk, col_no: colNo, seq, ...cellKey(cell.v, cell.s ?? 'completed'), cell: JSON.stringify(storedCell(cell)) }));
+          .map(({ seq, cell }) => ({
+            project_pk: projectPk,
+            col_no: colNo,
+            seq,
+            ...cellKey(cell.v, cell.s ?? 'completed'),
+            cell: JSON.stringify(storedCell(cell)),
+          }));
         if (keyValues.length === 0) continue;
         const upsert = dialect.upsert(trx.insertInto('cell_keys').values(keyValues), ['project_pk', 'col_no', 'seq'], (inserted) =>
           Object.fromEntries(RESULT_FIELDS.map((f) => [f, inserted(f)])),

@@ -22,7 +22,7 @@ export class SeqAllocator {
         this.next += n;
         return first;
       }
-      const size = n >= BLOCK ? n : BLOCK;
+      const size = Math.max(n, BLOCK);
       const last = await this.reserve(size); // last reserved value + 1
       const first = last - size;
       this.next = first + n;

@@ -6,9 +6,18 @@ import type { OpenRow, Settled } from './enrich-batch.ts';
  * Step 3, run condition: rows whose condition is false (or fails, or runs over its bounds in the
  * expression sandbox) are settled `skipped` with the reason; the rest stay open.
  */
-export async function applyRunCondition(expressions: Expressions, condition: string | null, open: OpenRow[], settled: Settled): Promise<OpenRow[]> {
+export async function applyRunCondition(
+  expressions: Expressions,
+  condition: string | null,
+  open: OpenRow[],
+  settled: Settled,
+): Promise<OpenRow[]> {
   if (!condition || open.length === 0) return open;
-  const verdicts = await conditionsHold(expressions, condition, open.map((o) => o.values));
+  const verdicts = await conditionsHold(
+    expressions,
+    condition,
+    open.map((o) => o.values),
+  );
   return open.filter((o, i) => {
     const verdict = verdicts[i];
     if (verdict?.holds) return true;

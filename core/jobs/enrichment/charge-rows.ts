@@ -16,7 +16,14 @@ const entryOf = (batch: EnrichBatch, tool: AnyTool, r: ReadyRow, idemKey: string
  * and job: a retried job does not pay twice). A row the balance cannot pay for ends
  * `insufficient_credits`. Answers the rows paid for.
  */
-export async function chargeRows(kernel: Kernel, batch: EnrichBatch, tool: AnyTool, ready: ReadyRow[], spent: Map<number, number>, settled: Settled): Promise<ReadyRow[]> {
+export async function chargeRows(
+  kernel: Kernel,
+  batch: EnrichBatch,
+  tool: AnyTool,
+  ready: ReadyRow[],
+  spent: Map<number, number>,
+  settled: Settled,
+): Promise<ReadyRow[]> {
   const price = Math.max(0, tool.cost.credits);
   if (price === 0 || ready.length === 0) return ready;
   const paid = await kernel.storage.credits.chargeMany(
@@ -35,7 +42,13 @@ export async function chargeRows(kernel: Kernel, batch: EnrichBatch, tool: AnyTo
 }
 
 /** Tools paid per result give the credit back for rows where they found nothing. */
-export async function refundRows(kernel: Kernel, batch: EnrichBatch, tool: AnyTool, rows: ReadyRow[], spent: Map<number, number>): Promise<void> {
+export async function refundRows(
+  kernel: Kernel,
+  batch: EnrichBatch,
+  tool: AnyTool,
+  rows: ReadyRow[],
+  spent: Map<number, number>,
+): Promise<void> {
   const price = Math.max(0, tool.cost.credits);
   for (const r of rows) {
     await kernel.storage.credits.refund(batch.project.workspaceId, price, entryOf(batch, tool, r, `${r.chargeKey}:refund`));

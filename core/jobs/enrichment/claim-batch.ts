@@ -7,7 +7,11 @@ import type { EnrichBatch } from './enrich-batch.ts';
  * `running` and reads their rows. A redelivered job whose cells are settled claims nothing (null),
  * which is what makes the job idempotent.
  */
-export async function claimBatch(kernel: Kernel, jobId: string, payload: { project_pk: number; col_no: number; seqs: number[] }): Promise<EnrichBatch | null> {
+export async function claimBatch(
+  kernel: Kernel,
+  jobId: string,
+  payload: { project_pk: number; col_no: number; seqs: number[] },
+): Promise<EnrichBatch | null> {
   const { projects, rows } = kernel.storage;
   const project = await projects.getByPk(payload.project_pk);
   if (!project) return null;

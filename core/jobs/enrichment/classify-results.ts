@@ -40,7 +40,12 @@ export function classifyResults(
       const key = o.cacheKeys.get(row.row.seq);
       if (key) out.toCache.push({ key, value: r.value });
     } else if (o.isLast) {
-      settled.set(row.row.seq, r.status === 'error' ? { v: null, s: 'error', e: r.error } : { v: null, s: 'no_result', ...(r.status === 'no_result' && r.reason ? { e: r.reason } : {}) });
+      settled.set(
+        row.row.seq,
+        r.status === 'error'
+          ? { v: null, s: 'error', e: r.error }
+          : { v: null, s: 'no_result', ...(r.status === 'no_result' && r.reason ? { e: r.reason } : {}) },
+      );
     } else {
       out.next.push(row);
     }

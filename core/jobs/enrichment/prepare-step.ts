@@ -17,7 +17,15 @@ export interface StepPlan {
  * the column's per-row credit cap ends `no_result`. Pure: decisions only.
  */
 export function prepareStep(
-  o: { jobId: string; stepIndex: number; isLast: boolean; step: WaterfallStep; tool: AnyTool; maxCreditsPerRow: number | null; spent: Map<number, number> },
+  o: {
+    jobId: string;
+    stepIndex: number;
+    isLast: boolean;
+    step: WaterfallStep;
+    tool: AnyTool;
+    maxCreditsPerRow: number | null;
+    spent: Map<number, number>;
+  },
   open: OpenRow[],
   settled: Settled,
 ): StepPlan {
@@ -36,7 +44,11 @@ export function prepareStep(
       settled.set(row.row.seq, { v: null, s: 'no_result', e: `stopped at the credit cap of ${o.maxCreditsPerRow} per row` });
       continue;
     }
-    ready.push({ ...row, item: { rowId: String(row.row.seq), config, row: row.values }, chargeKey: `enrich:${o.jobId}:${row.row.seq}:${o.stepIndex}` });
+    ready.push({
+      ...row,
+      item: { rowId: String(row.row.seq), config, row: row.values },
+      chargeKey: `enrich:${o.jobId}:${row.row.seq}:${o.stepIndex}`,
+    });
   }
   return { ready, passOn };
 }

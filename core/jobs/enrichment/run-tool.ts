@@ -15,7 +15,12 @@ export function fitsACell(result: EnrichResult, limits: SizeLimits): EnrichResul
  * limit. A batch that throws becomes an error result for each of its rows (retryable as the error
  * says), so the batches that did finish keep their results.
  */
-export async function runTool(kernel: Kernel, tool: AnyTool, items: ToolItem<Record<string, unknown>>[], ctx: ToolContext): Promise<EnrichResult[]> {
+export async function runTool(
+  kernel: Kernel,
+  tool: AnyTool,
+  items: ToolItem<Record<string, unknown>>[],
+  ctx: ToolContext,
+): Promise<EnrichResult[]> {
   const out: EnrichResult[] = [];
   for (let i = 0; i < items.length; i += tool.batchSize) {
     const batch = items.slice(i, i + tool.batchSize);

@@ -50,7 +50,9 @@ export async function* apolloSearch<T>(
   const perPage = Math.min(100, maxResults);
   let produced = 0;
   for (let page = 1; produced < maxResults; page++) {
-    const data = (await apollo.post(path, { ...filters, page, per_page: perPage })) as Record<string, unknown> & { pagination?: { total_pages?: number } };
+    const data = (await apollo.post(path, { ...filters, page, per_page: perPage })) as Record<string, unknown> & {
+      pagination?: { total_pages?: number };
+    };
     const items = ((data[listKey] as T[] | undefined) ?? []).slice(0, maxResults - produced);
     if (items.length === 0) return;
     produced += items.length;

@@ -1,4 +1,14 @@
-import { defineBuilder, pages, pick, SANDBOX_CITIES, SANDBOX_INDUSTRIES, SANDBOX_LAST, seededRandom, slugify, Type } from 'workflow-service/plugin-sdk';
+import {
+  defineBuilder,
+  pages,
+  pick,
+  SANDBOX_CITIES,
+  SANDBOX_INDUSTRIES,
+  SANDBOX_LAST,
+  seededRandom,
+  slugify,
+  Type,
+} from 'workflow-service/plugin-sdk';
 import { Range, StringList, Text, activeFilters } from '../../_providers/apollo/apollo-filters.ts';
 import { APOLLO_PROVIDER, apolloSearch } from '../../_providers/apollo/apollo-client.ts';
 
@@ -69,7 +79,10 @@ export default defineBuilder({
   maxRows: MAX_RESULTS,
   columns: () => COLUMNS,
   projectName: (form) =>
-    `Companies: ${form.filters.q_organization_name || (form.filters.q_organization_keyword_tags ?? []).join(', ') || 'search'}`.slice(0, 200),
+    `Companies: ${form.filters.q_organization_name || (form.filters.q_organization_keyword_tags ?? []).join(', ') || 'search'}`.slice(
+      0,
+      200,
+    ),
   target: (form) => form.max_results,
   async *run(form, ctx) {
     const filters = activeFilters(form.filters);

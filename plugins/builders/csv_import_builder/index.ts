@@ -40,7 +40,7 @@ export function csvHeader(text: string): string[] {
   if (header.length === 0) {
     throw validationError('csv_text has no header row', [{ path: 'form_data.csv_text', message: 'needs a header row' }]);
   }
-  const blank = header.findIndex((h) => h === '');
+  const blank = header.indexOf('');
   if (blank >= 0) {
     throw validationError(`csv_text header ${blank + 1} is empty; name every column`, [
       { path: 'form_data.csv_text', message: `header ${blank + 1} is empty` },

@@ -1,4 +1,15 @@
-import { defineBuilder, pages, pick, providerJson, requireEnv, SANDBOX_CITIES, SANDBOX_INDUSTRIES, seededRandom, slugify, Type } from 'workflow-service/plugin-sdk';
+import {
+  defineBuilder,
+  pages,
+  pick,
+  providerJson,
+  requireEnv,
+  SANDBOX_CITIES,
+  SANDBOX_INDUSTRIES,
+  seededRandom,
+  slugify,
+  Type,
+} from 'workflow-service/plugin-sdk';
 
 const COLUMNS = ['Name', 'Address', 'Phone', 'Website', 'Rating', 'Reviews', 'Category', 'Google Maps URL'];
 const MAX_RESULTS = 500;
@@ -31,7 +42,12 @@ export default defineBuilder({
     },
     { additionalProperties: false },
   ),
-  provider: { id: 'google_maps', requiredEnv: ['GOOGLE_MAPS_API_KEY'], optionalEnv: ['GOOGLE_MAPS_BASE_URL'], rateLimit: { perSecond: 10, burst: 10 } },
+  provider: {
+    id: 'google_maps',
+    requiredEnv: ['GOOGLE_MAPS_API_KEY'],
+    optionalEnv: ['GOOGLE_MAPS_BASE_URL'],
+    rateLimit: { perSecond: 10, burst: 10 },
+  },
   cost: { credits: 1, per: 'row' },
   maxRows: MAX_RESULTS,
   columns: () => COLUMNS,

@@ -13,7 +13,7 @@ function lines(text: string): string[] {
 /** A line that looks like a domain or URL fills `Domain` (bare host, no www.), anything else `Name`. */
 export function parseLine(line: string): { Name: string | null; Domain: string | null } {
   const m = DOMAIN_LIKE.exec(line);
-  if (m && m[3]) return { Name: null, Domain: m[3].toLowerCase() };
+  if (m?.[3]) return { Name: null, Domain: m[3].toLowerCase() };
   return { Name: line, Domain: null };
 }
 
@@ -31,7 +31,8 @@ export default defineBuilder({
     {
       companies: Type.String({
         minLength: 1,
-        description: 'Company names or domains, one per line (at most 10,000 lines: a longer list stops there with builder_status.warning).',
+        description:
+          'Company names or domains, one per line (at most 10,000 lines: a longer list stops there with builder_status.warning).',
       }),
     },
     { additionalProperties: false },

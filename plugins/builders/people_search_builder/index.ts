@@ -1,4 +1,14 @@
-import { defineBuilder, pages, pick, SANDBOX_CITIES, SANDBOX_FIRST, SANDBOX_LAST, seededRandom, slugify, Type } from 'workflow-service/plugin-sdk';
+import {
+  defineBuilder,
+  pages,
+  pick,
+  SANDBOX_CITIES,
+  SANDBOX_FIRST,
+  SANDBOX_LAST,
+  seededRandom,
+  slugify,
+  Type,
+} from 'workflow-service/plugin-sdk';
 import { Range, StringList, Text, activeFilters } from '../../_providers/apollo/apollo-filters.ts';
 import { APOLLO_PROVIDER, apolloSearch } from '../../_providers/apollo/apollo-client.ts';
 

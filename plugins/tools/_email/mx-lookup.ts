@@ -16,7 +16,11 @@ export type MxResult =
 
 export function mxResolver(ctx: PluginContext): Resolver {
   const resolver = new Resolver({ timeout: 3000, tries: 2 });
-  const servers = ctx.env('DNS_SERVER')?.split(',').map((s) => s.trim()).filter(Boolean);
+  const servers = ctx
+    .env('DNS_SERVER')
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (servers?.length) {
     try {
       resolver.setServers(servers);
@@ -52,7 +56,9 @@ export async function lookupMx(resolver: Resolver, domain: string): Promise<MxRe
 
 /** Sandbox: every domain "has" one fake mail server, except under the reserved .invalid TLD. */
 export function sandboxMx(domain: string): MxResult {
-  return domain.endsWith('.invalid') ? { kind: 'none', reason: `${domain} has no MX record` } : { kind: 'mx', exchanges: ['mx.sandbox.example.com'] };
+  return domain.endsWith('.invalid')
+    ? { kind: 'none', reason: `${domain} has no MX record` }
+    : { kind: 'mx', exchanges: ['mx.sandbox.example.com'] };
 }
 
 /**
@@ -64,7 +70,10 @@ export function mxLookups(ctx: PluginContext): (domain: string) => Promise<MxRes
   const seen = new Map<string, Promise<MxResult>>();
   return (domain) => {
     let p = seen.get(domain);
-    if (!p) seen.set(domain, (p = resolver ? lookupMx(resolver, domain) : Promise.resolve(sandboxMx(domain))));
+    if (!p) {
+      p = resolver ? lookupMx(resolver, domain) : Promise.resolve(sandboxMx(domain));
+      seen.set(domain, p);
+    }
     return p;
   };
 }

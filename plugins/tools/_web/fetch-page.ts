@@ -79,10 +79,13 @@ export async function fetchPage(ctx: PluginContext, input: string): Promise<{ pa
     return { result: { status: 'error', error: e.message, retryable: e.retryable } };
   }
   const host = new URL(page.url).host;
-  if (page.status === 404 || page.status === 410) return { result: { status: 'no_result', reason: `${host} answered HTTP ${page.status}` } };
-  if (page.status === 429 || page.status >= 500) return { result: { status: 'error', error: `${host} answered HTTP ${page.status}`, retryable: true } };
+  if (page.status === 404 || page.status === 410)
+    return { result: { status: 'no_result', reason: `${host} answered HTTP ${page.status}` } };
+  if (page.status === 429 || page.status >= 500)
+    return { result: { status: 'error', error: `${host} answered HTTP ${page.status}`, retryable: true } };
   if (page.status >= 300) return { result: { status: 'error', error: `${host} answered HTTP ${page.status}`, retryable: false } };
   const type = page.headers.get('content-type') ?? '';
-  if (type && !/html|xml/i.test(type)) return { result: { status: 'no_result', reason: `${host} answered ${type.split(';')[0]}, not an HTML page` } };
+  if (type && !/html|xml/i.test(type))
+    return { result: { status: 'no_result', reason: `${host} answered ${type.split(';')[0]}, not an HTML page` } };
   return { page };
 }

@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { defineTool, type EnrichResult, type PluginContext, ProviderError, providerJson, requireEnv, rowFailure, type Static, Type } from 'workflow-service/plugin-sdk';
+import {
+  defineTool,
+  type EnrichResult,
+  type PluginContext,
+  ProviderError,
+  providerJson,
+  requireEnv,
+  rowFailure,
+  type Static,
+  Type,
+} from 'workflow-service/plugin-sdk';
 import { mapLimit } from '../_shared/map-limit.ts';
 import { sandboxAnswer } from './sandbox-answer.ts';
 
@@ -15,7 +25,12 @@ const Input = Type.Object(
       ),
     ),
     schema_name: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Name of the schema (default "result").' })),
-    strict: Type.Optional(Type.Boolean({ description: 'Strict schema adherence (default true; the schema then needs additionalProperties: false and every property required).' })),
+    strict: Type.Optional(
+      Type.Boolean({
+        description:
+          'Strict schema adherence (default true; the schema then needs additionalProperties: false and every property required).',
+      }),
+    ),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
     max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 32_768, description: 'Upper bound of the answer’s tokens.' })),
   },
@@ -39,7 +54,12 @@ function requestBody(c: Config): Record<string, unknown> {
     // max_completion_tokens replaced max_tokens in the OpenAI API (reasoning models refuse the old name).
     ...(c.max_tokens !== undefined ? { max_completion_tokens: c.max_tokens } : {}),
     ...(c.json_schema
-      ? { response_format: { type: 'json_schema', json_schema: { name: c.schema_name ?? 'result', schema: c.json_schema, strict: c.strict ?? true } } }
+      ? {
+          response_format: {
+            type: 'json_schema',
+            json_schema: { name: c.schema_name ?? 'result', schema: c.json_schema, strict: c.strict ?? true },
+          },
+        }
       : {}),
   };
 }
@@ -48,15 +68,25 @@ function requestBody(c: Config): Record<string, unknown> {
 async function complete(ctx: PluginContext, url: string, key: string, c: Config): Promise<EnrichResult> {
   let data: Completion;
   try {
-    data = (await providerJson(ctx, url, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: requestBody(c), timeoutMs: 120_000 })) as Completion;
+    data = (await providerJson(ctx, url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: requestBody(c),
+      timeoutMs: 120_000,
+    })) as Completion;
   } catch (e) {
     // An unknown model (404) is the same for every row: fail the batch rather than answer "not found".
     if (e instanceof ProviderError && e.status === 404) throw e;
     return rowFailure(e);
   }
   const choice = data.choices?.[0];
-  ctx.log('ai_prompt completion', { model: c.model, prompt_tokens: data.usage?.prompt_tokens, completion_tokens: data.usage?.completion_tokens });
-  if (choice?.message?.refusal) return { status: 'error', error: `the model refused: ${choice.message.refusal.slice(0, 300)}`, retryable: false };
+  ctx.log('ai_prompt completion', {
+    model: c.model,
+    prompt_tokens: data.usage?.prompt_tokens,
+    completion_tokens: data.usage?.completion_tokens,
+  });
+  if (choice?.message?.refusal)
+    return { status: 'error', error: `the model refused: ${choice.message.refusal.slice(0, 300)}`, retryable: false };
   const content = choice?.message?.content?.trim();
   if (!content) return { status: 'no_result', reason: 'the model answered nothing' };
   if (!c.json_schema) return { status: 'ok', value: content };
@@ -85,7 +115,10 @@ export default defineTool({
   provider: { id: 'openai', requiredEnv: ['OPENAI_API_KEY'], optionalEnv: ['OPENAI_BASE_URL'], rateLimit: { perSecond: 1, burst: 2 } },
   cost: { credits: 1, per: 'attempt' },
   batchSize: 5,
-  cacheKey: (item) => `ai_prompt:${createHash('sha256').update(JSON.stringify(requestBody(item.config))).digest('hex')}`,
+  cacheKey: (item) =>
+    `ai_prompt:${createHash('sha256')
+      .update(JSON.stringify(requestBody(item.config)))
+      .digest('hex')}`,
   cacheTtlMs: 7 * 24 * 60 * 60 * 1000,
   async enrich(items, ctx) {
     if (ctx.providerMode === 'sandbox') {

@@ -1,4 +1,16 @@
-import { defineTool, type EnrichResult, pick, rowFailure, SANDBOX_CITIES, SANDBOX_INDUSTRIES, sandboxDomain, sandboxPhone, sandboxSlug, seededRandom, Type } from 'workflow-service/plugin-sdk';
+import {
+  defineTool,
+  type EnrichResult,
+  pick,
+  rowFailure,
+  SANDBOX_CITIES,
+  SANDBOX_INDUSTRIES,
+  sandboxDomain,
+  sandboxPhone,
+  sandboxSlug,
+  seededRandom,
+  Type,
+} from 'workflow-service/plugin-sdk';
 import { getDomain } from 'tldts';
 import { mapLimit } from '../_shared/map-limit.ts';
 import { APOLLO_PROVIDER, apolloClient } from '../../_providers/apollo/apollo-client.ts';
@@ -49,7 +61,9 @@ function flatten(o: ApolloOrganization, domain: string) {
 
 /** The registrable domain of a domain, URL or address; null when there is none. */
 function companyDomain(input: unknown): string | null {
-  const t = String(input ?? '').trim().toLowerCase();
+  const t = String(input ?? '')
+    .trim()
+    .toLowerCase();
   return getDomain(t.includes('@') && !t.includes('/') ? t.slice(t.lastIndexOf('@') + 1) : t) ?? null;
 }
 
@@ -126,7 +140,9 @@ export default defineTool({
       try {
         const data = (await apollo.get('/api/v1/organizations/enrich', { domain })) as { organization?: ApolloOrganization | null };
         const org = data.organization;
-        return org && Object.keys(org).length ? { status: 'ok', value: flatten(org, domain) } : { status: 'no_result', reason: `no company found for ${domain}` };
+        return org && Object.keys(org).length
+          ? { status: 'ok', value: flatten(org, domain) }
+          : { status: 'no_result', reason: `no company found for ${domain}` };
       } catch (e) {
         return rowFailure(e);
       }

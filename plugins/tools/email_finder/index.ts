@@ -23,7 +23,11 @@ export default defineTool({
     {
       first_name: Type.String({ minLength: 1, maxLength: 200, description: 'Usually "{{First Name}}".' }),
       last_name: Type.String({ minLength: 1, maxLength: 200, description: 'Usually "{{Last Name}}".' }),
-      domain: Type.String({ minLength: 1, maxLength: 500, description: 'The company domain (a URL or an address works too); usually "{{Company Domain}}".' }),
+      domain: Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description: 'The company domain (a URL or an address works too); usually "{{Company Domain}}".',
+      }),
       pattern: Type.Optional(
         Type.Union(
           PATTERNS.map((p) => Type.Literal(p)),

@@ -46,14 +46,19 @@ export function parseAddress(input: string): { local: string; domain: string } |
   const local = email.slice(0, at);
   let domain = email.slice(at + 1).toLowerCase();
   if (local.length > 64) return { problem: 'the part before @ is longer than 64 characters' };
-  if (!/^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/.test(local)) return { problem: 'the part before @ has characters or dots mail systems refuse' };
+  if (!/^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/.test(local))
+    return { problem: 'the part before @ has characters or dots mail systems refuse' };
   try {
     domain = new URL(`http://${domain}`).hostname; // IDN → punycode
   } catch {
     return { problem: 'the domain is not a valid host name' };
   }
   const labels = domain.split('.');
-  if (labels.length < 2 || !labels.every((l) => /^(?!-)[a-z0-9-]{1,63}(?<!-)$/.test(l)) || !/^(xn--[a-z0-9-]+|[a-z]{2,63})$/.test(labels.at(-1) as string)) {
+  if (
+    labels.length < 2 ||
+    !labels.every((l) => /^(?!-)[a-z0-9-]{1,63}(?<!-)$/.test(l)) ||
+    !/^(xn--[a-z0-9-]+|[a-z]{2,63})$/.test(labels.at(-1) as string)
+  ) {
     return { problem: 'the domain is not a valid host name' };
   }
   return { local: local.toLowerCase(), domain };

@@ -35,7 +35,9 @@ export default defineTool({
     { additionalProperties: false },
   ),
   requires: ['email'],
-  produces: [{ field: 'email_verdict', description: 'valid | risky | invalid, with the reason and each check (syntax, mx, disposable, role).' }],
+  produces: [
+    { field: 'email_verdict', description: 'valid | risky | invalid, with the reason and each check (syntax, mx, disposable, role).' },
+  ],
   // The resolver to ask for MX records (tests and locked-down networks point it at their own).
   provider: { id: 'dns', requiredEnv: [], optionalEnv: ['DNS_SERVER'] },
   cost: { credits: 0, per: 'result' },
@@ -49,9 +51,16 @@ export default defineTool({
         const parsed = parseAddress(input);
         const v = (verdict: Verdict, reason: string | null, checks: Validation['checks'], servers: string[] = []): EnrichResult => ({
           status: 'ok',
-          value: { email: 'local' in parsed ? `${parsed.local}@${parsed.domain}` : input, verdict, reason, checks, mx: servers } satisfies Validation,
+          value: {
+            email: 'local' in parsed ? `${parsed.local}@${parsed.domain}` : input,
+            verdict,
+            reason,
+            checks,
+            mx: servers,
+          } satisfies Validation,
         });
-        if ('problem' in parsed) return v('invalid', `bad syntax: ${parsed.problem}`, { syntax: false, mx: null, disposable: null, role: null });
+        if ('problem' in parsed)
+          return v('invalid', `bad syntax: ${parsed.problem}`, { syntax: false, mx: null, disposable: null, role: null });
         const role = isRole(parsed.local);
         if (isDisposable(parsed.domain)) return v('invalid', 'disposable email domain', { syntax: true, mx: null, disposable: true, role });
         const servers = await mxOf(parsed.domain);

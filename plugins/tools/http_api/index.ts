@@ -1,11 +1,24 @@
-import { defineTool, type EnrichResult, jsonataProblems, providerRequest, redact, rowFailure, type Static, statusError, type ToolContext, Type } from 'workflow-service/plugin-sdk';
+import {
+  defineTool,
+  type EnrichResult,
+  jsonataProblems,
+  providerRequest,
+  redact,
+  rowFailure,
+  type Static,
+  statusError,
+  type ToolContext,
+  Type,
+} from 'workflow-service/plugin-sdk';
 import { mapLimit } from '../_shared/map-limit.ts';
 import { ExtractError, extract } from './extract.ts';
 
 const Input = Type.Object(
   {
     method: Type.Optional(
-      Type.Union([Type.Literal('GET'), Type.Literal('POST'), Type.Literal('PUT'), Type.Literal('PATCH'), Type.Literal('DELETE')], { description: 'Default GET.' }),
+      Type.Union([Type.Literal('GET'), Type.Literal('POST'), Type.Literal('PUT'), Type.Literal('PATCH'), Type.Literal('DELETE')], {
+        description: 'Default GET.',
+      }),
     ),
     url: Type.String({
       minLength: 1,
@@ -24,8 +37,18 @@ const Input = Type.Object(
         description: 'Request headers, e.g. {"Authorization": "Bearer …"}.',
       }),
     ),
-    body: Type.Optional(Type.Unknown({ description: 'Request body: a JSON value (sent as application/json) or a string (sent as it is). Not sent with GET.' })),
-    extract: Type.Optional(Type.String({ maxLength: 4000, description: 'JSONata expression picking the value out of the parsed response body, e.g. "data.name"; $status and $headers are bound. Default: the whole body.' })),
+    body: Type.Optional(
+      Type.Unknown({
+        description: 'Request body: a JSON value (sent as application/json) or a string (sent as it is). Not sent with GET.',
+      }),
+    ),
+    extract: Type.Optional(
+      Type.String({
+        maxLength: 4000,
+        description:
+          'JSONata expression picking the value out of the parsed response body, e.g. "data.name"; $status and $headers are bound. Default: the whole body.',
+      }),
+    ),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 30_000, description: 'Time limit of the request (default 15000).' })),
   },
   { additionalProperties: false },
@@ -68,7 +91,8 @@ async function call(ctx: ToolContext, c: Config): Promise<EnrichResult> {
   let body: unknown;
   if (method !== 'GET' && c.body !== undefined && c.body !== null) {
     body = c.body;
-    if (typeof body === 'string' && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'text/plain; charset=utf-8';
+    if (typeof body === 'string' && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'text/plain; charset=utf-8';
   }
   try {
     const res = await providerRequest(ctx, url.href, { method, headers, body, timeoutMs: c.timeout_ms ?? 15_000, maxBytes: MAX_BYTES });
@@ -77,8 +101,16 @@ async function call(ctx: ToolContext, c: Config): Promise<EnrichResult> {
     res.headers.forEach((v, k) => {
       responseHeaders[k.toLowerCase()] = v;
     });
-    const value = await extract(ctx.expressions, c.extract, parseBody(res.text(), res.headers.get('content-type') ?? ''), res.status, responseHeaders);
-    return isEmpty(value) ? { status: 'no_result', reason: c.extract ? 'extract found nothing' : 'empty response' } : { status: 'ok', value };
+    const value = await extract(
+      ctx.expressions,
+      c.extract,
+      parseBody(res.text(), res.headers.get('content-type') ?? ''),
+      res.status,
+      responseHeaders,
+    );
+    return isEmpty(value)
+      ? { status: 'no_result', reason: c.extract ? 'extract found nothing' : 'empty response' }
+      : { status: 'ok', value };
   } catch (e) {
     if (e instanceof ExtractError) return { status: 'error', error: redact(e.message, secrets), retryable: false };
     return rowFailure(e);
@@ -89,10 +121,15 @@ async function call(ctx: ToolContext, c: Config): Promise<EnrichResult> {
 async function sandboxCall(ctx: ToolContext, c: Config): Promise<EnrichResult> {
   const url = requestUrl(c);
   if (!url) return { status: 'error', error: 'url is not an http(s) URL once the row is filled in', retryable: false };
-  const echo = { sandbox: true, request: { method: c.method ?? 'GET', url: url.href, headers: Object.keys(c.headers ?? {}), body: c.body ?? null } };
+  const echo = {
+    sandbox: true,
+    request: { method: c.method ?? 'GET', url: url.href, headers: Object.keys(c.headers ?? {}), body: c.body ?? null },
+  };
   try {
     const value = await extract(ctx.expressions, c.extract, echo, 200, { 'content-type': 'application/json' });
-    return isEmpty(value) ? { status: 'no_result', reason: 'sandbox mode: the request was not sent, and extract found nothing in its echo' } : { status: 'ok', value };
+    return isEmpty(value)
+      ? { status: 'no_result', reason: 'sandbox mode: the request was not sent, and extract found nothing in its echo' }
+      : { status: 'ok', value };
   } catch (e) {
     if (e instanceof ExtractError) return { status: 'error', error: e.message, retryable: false };
     throw e;

@@ -1,4 +1,15 @@
-import { defineTool, type EnrichResult, pick, rowFailure, SANDBOX_CITIES, sandboxDomain, sandboxSlug, seededRandom, slugify, Type } from 'workflow-service/plugin-sdk';
+import {
+  defineTool,
+  type EnrichResult,
+  pick,
+  rowFailure,
+  SANDBOX_CITIES,
+  sandboxDomain,
+  sandboxSlug,
+  seededRandom,
+  slugify,
+  Type,
+} from 'workflow-service/plugin-sdk';
 import { mapLimit } from '../_shared/map-limit.ts';
 import { APOLLO_PROVIDER, apolloClient, text } from '../../_providers/apollo/apollo-client.ts';
 
@@ -14,7 +25,11 @@ const Input = Type.Object(
     domain: Field('Employer domain, e.g. "{{Company Domain}}".'),
     organization_name: Field('Employer name, when the domain is unknown.'),
   },
-  { additionalProperties: false, minProperties: 1, description: 'Give an email, a LinkedIn URL, or a name with a domain or organization name.' },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'Give an email, a LinkedIn URL, or a name with a domain or organization name.',
+  },
 );
 
 type Config = { [K in keyof typeof Input.properties]?: string };
@@ -71,7 +86,9 @@ function flatten(p: ApolloPerson) {
 /** Sandbox: a made-up person at the company's example.com twin, the same for the same input. */
 function sandboxPerson(id: Record<string, string>): ApolloPerson {
   const rand = seededRandom(`person:${JSON.stringify(id)}`);
-  const [first = 'Ada', last = 'Lovelace'] = id.name ? id.name.split(/\s+/) : [id.first_name ?? id.email?.split(/[.@]/)[0] ?? 'Ada', id.last_name ?? 'Example'];
+  const [first = 'Ada', last = 'Lovelace'] = id.name
+    ? id.name.split(/\s+/)
+    : [id.first_name ?? id.email?.split(/[.@]/)[0] ?? 'Ada', id.last_name ?? 'Example'];
   const company = id.domain ?? id.organization_name ?? id.email ?? 'company';
   const domain = sandboxDomain(company);
   return {
@@ -120,7 +137,10 @@ export default defineTool({
   },
   cacheTtlMs: 30 * 24 * 60 * 60 * 1000,
   async enrich(items, ctx) {
-    const unidentified: EnrichResult = { status: 'no_result', reason: 'give an email, a LinkedIn URL, or a name with a domain or organization name' };
+    const unidentified: EnrichResult = {
+      status: 'no_result',
+      reason: 'give an email, a LinkedIn URL, or a name with a domain or organization name',
+    };
     if (ctx.providerMode === 'sandbox') {
       return items.map((item) => {
         const id = identity(item.config as Config);
@@ -132,7 +152,9 @@ export default defineTool({
       const id = identity(item.config as Config);
       if (!id) return unidentified;
       try {
-        const data = (await apollo.post('/api/v1/people/match', { ...id, reveal_personal_emails: false, reveal_phone_number: false })) as { person?: ApolloPerson | null };
+        const data = (await apollo.post('/api/v1/people/match', { ...id, reveal_personal_emails: false, reveal_phone_number: false })) as {
+          person?: ApolloPerson | null;
+        };
         return data.person ? { status: 'ok', value: flatten(data.person) } : { status: 'no_result', reason: 'no matching person' };
       } catch (e) {
         return rowFailure(e);

@@ -14,7 +14,9 @@ export default defineTool({
   input: Type.Object(
     {
       phone: Type.String({ description: 'The number; usually "{{Phone}}".' }),
-      default_country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166 alpha-2 country for national numbers.' })),
+      default_country: Type.Optional(
+        Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166 alpha-2 country for national numbers.' }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -26,7 +28,7 @@ export default defineTool({
     return items.map((item) => {
       const country = item.config.default_country?.toUpperCase() as CountryCode | undefined;
       const parsed = parsePhoneNumberFromString(String(item.config.phone), country);
-      if (!parsed || !parsed.isValid()) return { status: 'no_result' as const, reason: 'not a valid phone number' };
+      if (!parsed?.isValid()) return { status: 'no_result' as const, reason: 'not a valid phone number' };
       return { status: 'ok' as const, value: parsed.number };
     });
   },

@@ -37,13 +37,20 @@ export interface Technology {
 const MAX_HTML = 512 * 1024;
 
 /** The engine's inputs read off a page: lower-case header, meta and cookie names, script URLs, inline scripts. */
+/** Adds a value to the list under a key (Wappalyzer's inputs are multi-maps). */
+function append(map: Record<string, string[]>, key: string, value: string): void {
+  const list = map[key];
+  if (list) list.push(value);
+  else map[key] = [value];
+}
+
 export function analyzeInput(url: string, html: string, headers: Headers): AnalyzeInput {
   const root = parse(html.slice(0, MAX_HTML), { comment: false, blockTextElements: { script: true, style: false } });
   const meta: Record<string, string[]> = {};
   for (const m of root.querySelectorAll('meta')) {
     const key = (m.getAttribute('name') ?? m.getAttribute('property') ?? m.getAttribute('http-equiv'))?.toLowerCase();
     const content = m.getAttribute('content');
-    if (key && content !== undefined) (meta[key] ??= []).push(content);
+    if (key && content !== undefined) append(meta, key, content);
   }
   const scriptSrc: string[] = [];
   const inline: string[] = [];
@@ -54,15 +61,23 @@ export function analyzeInput(url: string, html: string, headers: Headers): Analy
   }
   const headerMap: Record<string, string[]> = {};
   headers.forEach((value, key) => {
-    if (key !== 'set-cookie') (headerMap[key.toLowerCase()] ??= []).push(value);
+    if (key !== 'set-cookie') append(headerMap, key.toLowerCase(), value);
   });
   const cookies: Record<string, string[]> = {};
   for (const c of headers.getSetCookie()) {
     const [pair] = c.split(';');
     const eq = pair?.indexOf('=') ?? -1;
-    if (pair && eq > 0) (cookies[pair.slice(0, eq).trim().toLowerCase()] ??= []).push(pair.slice(eq + 1).trim());
+    if (pair && eq > 0) append(cookies, pair.slice(0, eq).trim().toLowerCase(), pair.slice(eq + 1).trim());
   }
-  return { url, html: html.slice(0, MAX_HTML), scripts: inline.join('\n').slice(0, MAX_HTML), scriptSrc: [...new Set(scriptSrc)], headers: headerMap, meta, cookies };
+  return {
+    url,
+    html: html.slice(0, MAX_HTML),
+    scripts: inline.join('\n').slice(0, MAX_HTML),
+    scriptSrc: [...new Set(scriptSrc)],
+    headers: headerMap,
+    meta,
+    cookies,
+  };
 }
 
 /** The technologies a page shows, most confident first. */

@@ -24,7 +24,13 @@ export default defineTool({
   tags: ['technology', 'technographics', 'wappalyzer', 'website', 'cms', 'stack'],
   legacyIds: [],
   input: Type.Object(
-    { url: Type.String({ minLength: 1, maxLength: 2000, description: 'The website, a URL or a domain; usually "{{Website}}" or "{{Domain}}".' }) },
+    {
+      url: Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        description: 'The website, a URL or a domain; usually "{{Website}}" or "{{Domain}}".',
+      }),
+    },
     { additionalProperties: false },
   ),
   requires: ['url'],
@@ -37,7 +43,8 @@ export default defineTool({
   },
   cacheTtlMs: 7 * 24 * 60 * 60 * 1000,
   async enrich(items, ctx) {
-    if (ctx.providerMode === 'sandbox') return items.map((item) => ({ status: 'ok' as const, value: sandboxStack(String(item.config.url)) }));
+    if (ctx.providerMode === 'sandbox')
+      return items.map((item) => ({ status: 'ok' as const, value: sandboxStack(String(item.config.url)) }));
     return mapLimit(items, 5, async (item): Promise<EnrichResult> => {
       const fetched = await fetchPage(ctx, String(item.config.url));
       if ('result' in fetched) return fetched.result;

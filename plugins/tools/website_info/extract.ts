@@ -84,7 +84,10 @@ function addPhone(into: Set<string>, raw: string): void {
 function jsonLdContacts(root: HTMLElement, emails: Set<string>, phones: Set<string>): void {
   const walk = (node: unknown, depth: number): void => {
     if (depth > 8 || node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) return node.forEach((n) => walk(n, depth + 1));
+    if (Array.isArray(node)) {
+      for (const n of node) walk(n, depth + 1);
+      return;
+    }
     for (const [k, v] of Object.entries(node)) {
       if (k === 'telephone' && typeof v === 'string') addPhone(phones, v);
       else if (k === 'email' && typeof v === 'string') addEmail(emails, v.replace(/^mailto:/i, ''));

@@ -13,7 +13,10 @@ function sandboxInfo(input: string): SiteInfo {
     title: `${name} — sandbox home page`,
     description: `Sandbox data: a made-up description of ${name}.`,
     language: 'en',
-    socials: { linkedin: `https://linkedin.example.com/company/${slug}`, twitter: `https://x.example.com/${slug.replace(/-/g, '_').slice(0, 15)}` },
+    socials: {
+      linkedin: `https://linkedin.example.com/company/${slug}`,
+      twitter: `https://x.example.com/${slug.replace(/-/g, '_').slice(0, 15)}`,
+    },
     emails: [`hello@${domain}`],
     phones: [sandboxPhone(seededRandom(`site:${slug}`))],
   };
@@ -30,7 +33,13 @@ export default defineTool({
   tags: ['website', 'scrape', 'social', 'linkedin', 'email', 'phone', 'contact'],
   legacyIds: [],
   input: Type.Object(
-    { url: Type.String({ minLength: 1, maxLength: 2000, description: 'The website, a URL or a domain; usually "{{Website}}" or "{{Domain}}".' }) },
+    {
+      url: Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        description: 'The website, a URL or a domain; usually "{{Website}}" or "{{Domain}}".',
+      }),
+    },
     { additionalProperties: false },
   ),
   requires: ['url'],
@@ -49,7 +58,8 @@ export default defineTool({
   },
   cacheTtlMs: 24 * 60 * 60 * 1000,
   async enrich(items, ctx) {
-    if (ctx.providerMode === 'sandbox') return items.map((item) => ({ status: 'ok' as const, value: sandboxInfo(String(item.config.url)) }));
+    if (ctx.providerMode === 'sandbox')
+      return items.map((item) => ({ status: 'ok' as const, value: sandboxInfo(String(item.config.url)) }));
     return mapLimit(items, 5, async (item): Promise<EnrichResult> => {
       const fetched = await fetchPage(ctx, String(item.config.url));
       if ('result' in fetched) return fetched.result;
