@@ -41,7 +41,6 @@ export interface Project {
   creatorId: string;
   name: string;
   builderId: string | null;
-  formData: unknown;
   builderStatus: BuilderState;
   builderError: string | null;
   builderProgress: { rows_created: number; target: number } | null;

@@ -85,11 +85,12 @@ export interface ProjectRepo {
   /** A live project of this workspace; another workspace's project is `undefined`, like a missing one. */
   get(workspaceId: string, id: string): Promise<Project | undefined>;
   getByPk(pk: number): Promise<Project | undefined>;
+  /** The form a project's builder run was created with (kept apart from the project: it can be megabytes). */
+  formData(pk: number): Promise<unknown>;
   /** Whether the project is still there (not deleted): a cheap check between a run's pages. */
   isLive(pk: number): Promise<boolean>;
   /** Live projects whose builder run is `queued` or `running` (work to resume after a restart). */
   unfinishedBuilds(): Promise<number[]>;
-  /** Projects for a listing: `formData` is left out (null), it can be megabytes. */
   list(q: ProjectListQuery): Promise<{ projects: Project[]; total: number }>;
   /** Live projects of a workspace (plan quota). */
   countLive(workspaceId: string): Promise<number>;

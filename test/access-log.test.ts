@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { setLogLevel } from '../core/log.ts';
+import { captureLog } from './support/capture-log.ts';
 import { DIALECTS } from './support/databases.ts';
 import { enc, startTestService, type TestService } from './support/test-service.ts';
 import { rpc } from './mcp/mcp-support.ts';
@@ -9,30 +9,8 @@ const FILTER_SECRET = 'needle-in-the-filter';
 
 /** Runs `fn` with the log at info level and answers the access-log lines it wrote. */
 async function accessLines(fn: () => Promise<void>): Promise<{ lines: any[]; text: string }> {
-  const chunks: string[] = [];
-  const out = process.stdout.write.bind(process.stdout);
-  const err = process.stderr.write.bind(process.stderr);
-  const capture = (chunk: unknown) => {
-    chunks.push(String(chunk));
-    return true;
-  };
-  process.stdout.write = capture as typeof process.stdout.write;
-  process.stderr.write = capture as typeof process.stderr.write;
-  setLogLevel('info');
-  try {
-    await fn();
-  } finally {
-    setLogLevel('silent');
-    process.stdout.write = out;
-    process.stderr.write = err;
-  }
-  const text = chunks.join('');
-  const lines = text
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l))
-    .filter((l) => l.msg === 'request');
-  return { lines, text };
+  const { text, lines } = await captureLog(fn);
+  return { text, lines: lines.filter((l) => l.msg === 'request') };
 }
 
 describe.each(DIALECTS)('access log and request ids on %s', (dialect) => {

@@ -1,38 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
 import { loadConfig } from '../core/config.ts';
-import { setLogLevel } from '../core/log.ts';
 import { type RunningService, startService } from '../core/service.ts';
+import { captureLog } from './support/capture-log.ts';
 import { DIALECTS, freshDatabaseUrl } from './support/databases.ts';
 
 const ROOT = resolve(import.meta.dir, '..');
 const MAX = Number.MAX_SAFE_INTEGER;
 
 /** Runs `fn` with the log at info level and answers what it wrote, as parsed JSON lines. */
-async function captureLog(fn: () => Promise<void>): Promise<any[]> {
-  const lines: string[] = [];
-  const out = process.stdout.write.bind(process.stdout);
-  const err = process.stderr.write.bind(process.stderr);
-  const capture = (chunk: unknown) => {
-    lines.push(String(chunk));
-    return true;
-  };
-  process.stdout.write = capture as typeof process.stdout.write;
-  process.stderr.write = capture as typeof process.stderr.write;
-  setLogLevel('info');
-  try {
-    await fn();
-  } finally {
-    setLogLevel('silent');
-    process.stdout.write = out;
-    process.stderr.write = err;
-  }
-  return lines
-    .join('')
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l));
-}
+const logLines = async (fn: () => Promise<void>): Promise<any[]> => (await captureLog(fn)).lines;
 
 /** Runs `bun run admin ...` as a user would, against DATABASE_URL. */
 async function admin(databaseUrl: string, ...args: string[]): Promise<{ code: number; out: any }> {
@@ -290,7 +267,7 @@ describe.each(DIALECTS)('admin CLI on %s', (dialect) => {
   });
 
   test('the bootstrap key is revoked the documented way (key:revoke --key <the key>) and stays revoked on restart', async () => {
-    const started = await captureLog(async () => {
+    const started = await logLines(async () => {
       const again = await startService(
         loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', BOOTSTRAP_API_KEY: 'boot-key-for-tests', WORKERS: '0', SERVE: 'rest' }),
       );
@@ -308,7 +285,7 @@ describe.each(DIALECTS)('admin CLI on %s', (dialect) => {
     expect(revoked.out).toEqual({ revoked: true, key_prefix });
     expect((await get('boot-key-for-tests')).status).toBe(401);
 
-    const restarted = await captureLog(async () => {
+    const restarted = await logLines(async () => {
       const again = await startService(
         loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', BOOTSTRAP_API_KEY: 'boot-key-for-tests', WORKERS: '0', SERVE: 'rest' }),
       );

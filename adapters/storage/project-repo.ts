@@ -9,15 +9,15 @@ import type { ColumnTable, ProjectTable } from './tables.ts';
 
 const json = (s: string | null): unknown => (s === null ? null : JSON.parse(s));
 
-export function toProject(r: Selectable<ProjectTable>): Project {
-  const project: Project = {
+/** A project record as the kernel sees it (the builder's form is read apart: `formData`). */
+export function toProject(r: Omit<Selectable<ProjectTable>, 'form_data'>): Project {
+  return {
     pk: Number(r.pk),
     id: r.id,
     workspaceId: r.workspace_id,
     creatorId: r.creator_id,
     name: r.name,
     builderId: r.builder_id,
-    formData: null,
     builderStatus: r.builder_status as BuilderState,
     builderError: r.builder_error,
     builderProgress: json(r.builder_progress) as Project['builderProgress'],
@@ -28,21 +28,13 @@ export function toProject(r: Selectable<ProjectTable>): Project {
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
-  // A builder's form can be megabytes (a pasted CSV) and only the builder run reads it: parsed on
-  // first use, not on every request that reads the project.
-  let form: { parsed: unknown } | undefined;
-  Object.defineProperty(project, 'formData', {
-    enumerable: true,
-    get: () => {
-      form ??= { parsed: json(r.form_data) };
-      return form.parsed;
-    },
-  });
-  return project;
 }
 
-/** Every project field but the builder's form: listings never show it, and it can be megabytes. */
-const LISTED_FIELDS = [
+/**
+ * Every project field but the builder's form: only the builder run reads the form (`formData`),
+ * and a pasted CSV can make it megabytes, which no other read should carry.
+ */
+export const PROJECT_FIELDS = [
   'pk',
   'id',
   'workspace_id',
@@ -155,7 +147,7 @@ export class SqlProjectRepo implements ProjectRepo {
   async get(workspaceId: string, id: string): Promise<Project | undefined> {
     const r = await this.db
       .selectFrom('projects')
-      .selectAll()
+      .select(PROJECT_FIELDS)
       .where('id', '=', id)
       .where('workspace_id', '=', workspaceId)
       .where('deleted_at', 'is', null)
@@ -171,8 +163,18 @@ export class SqlProjectRepo implements ProjectRepo {
   }
 
   async getByPk(pk: number): Promise<Project | undefined> {
-    const r = await this.db.selectFrom('projects').selectAll().where('pk', '=', pk).where('deleted_at', 'is', null).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('projects')
+      .select(PROJECT_FIELDS)
+      .where('pk', '=', pk)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
     return r && toProject(r);
+  }
+
+  async formData(pk: number): Promise<unknown> {
+    const r = await this.db.selectFrom('projects').select('form_data').where('pk', '=', pk).executeTakeFirst();
+    return json(r?.form_data ?? null);
   }
 
   async unfinishedBuilds(): Promise<number[]> {
@@ -191,10 +193,10 @@ export class SqlProjectRepo implements ProjectRepo {
       base = base.where(sql<boolean>`name_lower LIKE ${`%${likeEscape(q.nameSearch.toLowerCase())}%`} ESCAPE '!'`);
     }
     const [rows, count] = await Promise.all([
-      base.select(LISTED_FIELDS).orderBy('updated_at', 'desc').orderBy('pk', 'desc').limit(q.limit).offset(q.offset).execute(),
+      base.select(PROJECT_FIELDS).orderBy('updated_at', 'desc').orderBy('pk', 'desc').limit(q.limit).offset(q.offset).execute(),
       base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
     ]);
-    return { projects: rows.map((r) => toProject({ ...r, form_data: null })), total: Number(count?.n ?? 0) };
+    return { projects: rows.map(toProject), total: Number(count?.n ?? 0) };
   }
 
   async countLive(workspaceId: string): Promise<number> {

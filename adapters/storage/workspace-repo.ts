@@ -4,7 +4,7 @@ import type { Workspace } from '../../core/model.ts';
 import type { ApiKeyRecord, ApiKeySummary, FoundKey, WorkspaceRepo } from '../../core/storage.ts';
 import { type ReusableQuery, reusableQuery } from './compiled-queries.ts';
 import type { Database } from './database.ts';
-import { toProject } from './project-repo.ts';
+import { PROJECT_FIELDS, toProject } from './project-repo.ts';
 import type { ProjectTable, WorkspaceTable } from './tables.ts';
 
 const toWorkspace = (r: WorkspaceTable): Workspace => ({ id: r.id, name: r.name, plan: r.plan, createdAt: Number(r.created_at) });
@@ -18,27 +18,6 @@ const toKey = (r: { key_id: string; id: string; prefix: string; key_hash: string
 });
 
 type RowOf<Q extends { execute(): Promise<unknown[]> }> = Awaited<ReturnType<Q['execute']>>[number];
-
-const PROJECT_FIELDS = [
-  'pk',
-  'id',
-  'workspace_id',
-  'creator_id',
-  'name',
-  'name_lower',
-  'builder_id',
-  'form_data',
-  'builder_status',
-  'builder_error',
-  'builder_progress',
-  'next_col_no',
-  'saved_filters',
-  'builder_checkpoint',
-  'execution_log',
-  'created_at',
-  'updated_at',
-  'deleted_at',
-] as const satisfies readonly (keyof ProjectTable)[];
 
 export class SqlWorkspaceRepo implements WorkspaceRepo {
   /** Every request runs one of these: compiled once (see reusableQuery). */

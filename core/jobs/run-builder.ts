@@ -73,7 +73,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
     return;
   }
 
-  const form = project.formData as Record<string, unknown>;
+  const form = (await projects.formData(project.pk)) as Record<string, unknown>;
   const target = Math.min(builder.target(form), builder.maxRows);
   const checkpoint: BuilderCheckpoint = project.builderCheckpoint ?? { rows_created: 0, pages: 0 };
   const resuming = project.builderStatus === 'running' && checkpoint.pages > 0;
