@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { openQueue } from '../adapters/queue/open-queue.ts';
 import { type Job, type JobQueue, permanentError, type QueueOptions, retryableError } from '../core/jobs/queue.ts';
 import { JobTimeoutError } from '../core/jobs/retry-policy.ts';
-import { setLogLevel } from '../core/log.ts';
+import { captureLog } from './support/capture-log.ts';
 import { freshPrefix, type RedisServer, startRedis } from './support/redis.ts';
 
 /**
@@ -374,30 +374,12 @@ describe.each(IMPLEMENTATIONS)('job queue contract: %s', (impl) => {
   });
 
   test('job log lines are JSON naming the worker and the job', async () => {
-    const lines: string[] = [];
-    const out = process.stdout.write.bind(process.stdout);
-    const err = process.stderr.write.bind(process.stderr);
-    const capture = (chunk: unknown) => {
-      lines.push(String(chunk));
-      return true;
-    };
-    process.stdout.write = capture as typeof process.stdout.write;
-    process.stderr.write = capture as typeof process.stderr.write;
-    setLogLevel('debug');
-    try {
+    const { lines: records } = await captureLog(async () => {
       const q = await open({ maxAttempts: 2 });
       q.consume({ work: async () => Promise.reject(retryableError('503')) }, { concurrency: 1 });
       await q.enqueue('work', {});
       await waitFor('dead job', async () => (await q.stats()).dead === 1);
-    } finally {
-      setLogLevel('silent');
-      process.stdout.write = out;
-      process.stderr.write = err;
-    }
-    const records = lines
-      .flatMap((l) => l.split('\n'))
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    }, 'debug');
     const jobLines = records.filter((r) => String(r.msg).startsWith('job ') && r.msg !== 'job consumer started');
     expect(jobLines.map((r) => r.msg)).toEqual(expect.arrayContaining(['job started', 'job failed, will retry', 'job dead-lettered']));
     for (const r of jobLines) {

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { InProcessQueue } from '../adapters/queue/in-process.ts';
 import { openQueue } from '../adapters/queue/open-queue.ts';
 import type { Job, JobQueue, QueueOptions } from '../core/jobs/queue.ts';
-import { setLogLevel } from '../core/log.ts';
+import { captureLog } from './support/capture-log.ts';
 import { freshPrefix, type RedisServer, startRedis } from './support/redis.ts';
 
 /**
@@ -297,19 +297,9 @@ describe('Redis going away mid-run', () => {
   test.skipIf(Boolean(process.env.REDIS_URL))(
     'workers wait and resume after a Redis restart; every job completes once, one log line per outage',
     async () => {
-      const lines: string[] = [];
-      const out = process.stdout.write.bind(process.stdout);
-      const err = process.stderr.write.bind(process.stderr);
-      const capture = (chunk: unknown) => {
-        lines.push(String(chunk));
-        return true;
-      };
       const prefix = freshPrefix('restart');
       const done: string[] = [];
-      process.stdout.write = capture as typeof process.stdout.write;
-      process.stderr.write = capture as typeof process.stderr.write;
-      setLogLevel('info');
-      try {
+      const { text, lines: records } = await captureLog(async () => {
         const q = await open(prefix, { visibilityTimeoutMs: 5000 }, server.url);
         q.consume(
           {
@@ -332,17 +322,8 @@ describe('Redis going away mid-run', () => {
         await q.drain({ timeoutMs: 5000 });
         expect(new Set(done)).toEqual(ids);
         expect(done.length).toBe(ids.size);
-      } finally {
-        setLogLevel('silent');
-        process.stdout.write = out;
-        process.stderr.write = err;
-      }
-      const text = lines.join('');
+      });
       expect(text).not.toContain(password);
-      const records = text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as { msg: string; redis?: string });
       expect(records.filter((r) => r.msg.startsWith('redis unavailable')).length).toBe(1);
       expect(records.some((r) => r.msg === 'redis connection restored')).toBe(true);
       expect(records.filter((r) => r.msg.includes('lease lost') || r.msg.includes('taken over'))).toEqual([]);

@@ -1,10 +1,13 @@
 import { setLogLevel } from '../../core/log.ts';
 
 /**
- * Runs `fn` with the log at info level and answers what it wrote: the raw text and its JSON lines.
+ * Runs `fn` with the log at `level` (info) and answers what it wrote: the raw text and its JSON lines.
  * (The test preload keeps the log silent; this lets a test read what an operator would see.)
  */
-export async function captureLog(fn: () => Promise<void>): Promise<{ text: string; lines: any[] }> {
+export async function captureLog(
+  fn: () => Promise<void>,
+  level: Parameters<typeof setLogLevel>[0] = 'info',
+): Promise<{ text: string; lines: any[] }> {
   const chunks: string[] = [];
   const out = process.stdout.write.bind(process.stdout);
   const err = process.stderr.write.bind(process.stderr);
@@ -14,7 +17,7 @@ export async function captureLog(fn: () => Promise<void>): Promise<{ text: strin
   };
   process.stdout.write = capture as typeof process.stdout.write;
   process.stderr.write = capture as typeof process.stderr.write;
-  setLogLevel('info');
+  setLogLevel(level);
   try {
     await fn();
   } finally {
