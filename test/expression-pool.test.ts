@@ -57,6 +57,17 @@ describe('expression sandbox', () => {
     expect(process.memoryUsage.rss() - before).toBeLessThan(200 * 1_048_576);
   });
 
+  test('after a memory stop each input runs again alone: only the one that passes the bound alone fails', async () => {
+    const slowRows = Array.from({ length: 6 }, (_, i) => ({ Name: `r${i}` }));
+    // Each innocent row takes a moment, so it is running when the hog passes the memory bound.
+    const slow = pool.evaluateMany('($s := $sum([1..99999].($ * 2)); $s := $sum([1..99999].($ * 3)); Name)', slowRows);
+    await Bun.sleep(20);
+    const hog = pool.evaluate(MEMORY_HOG, {});
+    const [innocent, hogged] = await Promise.all([slow, hog]);
+    expect(innocent).toEqual(slowRows.map((r) => ({ ok: true, value: r.Name })));
+    expect(hogged).toEqual({ ok: false, error: 'expression used more than 256 MB of memory' });
+  });
+
   test('a native step that outlasts the host deadline is stopped, and only its row fails', async () => {
     // With a 100 ms bound the host deadline (bound + 250 ms) falls inside the regex step.
     const quick = new ExpressionPool({ workers: 1, timeoutMs: 100, maxMemoryBytes: 256 * 1_048_576, maxResultBytes: 262_144 });

@@ -75,6 +75,9 @@ describe.each(DIALECTS)('size limits on %s', (dialect) => {
     expect(details.builder_status.type).toBe('failed');
     expect(details.builder_status.error_message).toContain('Column "Notes" holds');
     expect(details.builder_status.error_message).toContain('MAX_CELL_BYTES');
+    // The refused page is neither written nor counted, nor logged as written.
+    expect(details.row_count).toBe(0);
+    expect(details.lead_gen_execution_log.some((e: any) => e.step === 'page')).toBe(false);
   });
 
   test('a tool result over the limit becomes that cell’s error', async () => {

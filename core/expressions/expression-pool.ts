@@ -52,12 +52,14 @@ interface Running {
   to: number;
   /** Outcomes received so far (inputs from `from` to `from + received`). */
   received: number;
+  /** Run alone, after a memory stop: growth past the bound now is this input's. */
+  alone: boolean;
   deadline: ReturnType<typeof setTimeout>;
 }
 
 interface Slot {
   worker: Worker | undefined;
-  /** The index (within the task) of the input the worker is on, written by the worker. */
+  /** The index (within the task) of the input the worker is on, written by that worker (one cell per worker). */
   progress: Int32Array;
   running?: Running;
 }
@@ -76,6 +78,8 @@ class PoolClosedError extends Error {
 export class ExpressionPool implements Expressions {
   private readonly slots: Slot[];
   private readonly waiting: Call[] = [];
+  /** Inputs that were running when memory passed its bound: each runs again alone, to find the cause. */
+  private readonly suspects: { call: Call; index: number }[] = [];
   private readonly limits: EvaluationLimits;
   private nextTask = 1;
   private memoryTimer: ReturnType<typeof setInterval> | undefined;
@@ -119,21 +123,34 @@ export class ExpressionPool implements Expressions {
   async close(): Promise<void> {
     this.closed = true;
     const error = new PoolClosedError('the expression pool is closed (the service is stopping)');
+    const calls = new Set<Call>([...this.waiting.splice(0), ...this.suspects.splice(0).map((s) => s.call)]);
     for (const slot of this.slots) {
       if (slot.running) {
         clearTimeout(slot.running.deadline);
-        if (!this.waiting.includes(slot.running.call)) this.waiting.push(slot.running.call);
+        calls.add(slot.running.call);
         slot.running = undefined;
       }
       slot.worker?.terminate();
       slot.worker = undefined;
     }
-    for (const call of this.waiting.splice(0)) call.reject(error);
+    for (const call of calls) call.reject(error);
     this.watchMemory();
   }
 
   private pump(): void {
-    for (const slot of this.slots) {
+    if (!this.closed && this.suspects.length > 0) {
+      // A suspect runs alone: wait until every thread is idle, then run it by itself.
+      const slot = this.slots[0] as Slot;
+      if (this.slots.every((s) => !s.running)) {
+        const { call, index } = this.suspects.shift() as { call: Call; index: number };
+        this.start(slot, call, index, index + 1, true);
+      }
+      this.watchMemory();
+      return;
+    }
+    // While a suspect runs alone, nothing else starts.
+    const isolating = this.slots.some((s) => s.running?.alone);
+    for (const slot of isolating ? [] : this.slots) {
       if (this.closed || this.waiting.length === 0) break;
       if (slot.running) continue;
       const call = this.waiting[0] as Call;
@@ -147,11 +164,11 @@ export class ExpressionPool implements Expressions {
     this.watchMemory();
   }
 
-  private start(slot: Slot, call: Call, from: number, to: number): void {
+  private start(slot: Slot, call: Call, from: number, to: number, alone = false): void {
     const worker = slot.worker ?? this.spawn(slot);
     const task = this.nextTask++;
     Atomics.store(slot.progress, 0, 0);
-    slot.running = { call, task, from, to, received: 0, deadline: this.deadline(slot, task) };
+    slot.running = { call, task, from, to, received: 0, alone, deadline: this.deadline(slot, task) };
     const request: EvaluateRequest = {
       task,
       expression: call.expression,
@@ -165,8 +182,15 @@ export class ExpressionPool implements Expressions {
   private spawn(slot: Slot): Worker {
     // ref: false: idle sandbox threads never keep the process alive.
     const worker = new Worker(new URL('./expression-worker.ts', import.meta.url).href, { ref: false } as WorkerOptions);
-    worker.onmessage = (event: MessageEvent<EvaluateReply>) => this.reply(slot, event.data);
-    worker.onerror = (event) => this.stop(slot, `expression sandbox failed: ${(event as ErrorEvent).message ?? 'unknown error'}`);
+    // A terminated thread may still write its progress for a moment: each thread gets a cell of its own.
+    slot.progress = new Int32Array(new SharedArrayBuffer(4));
+    // Events of a thread already replaced (a late reply, a late error) are not about the slot's task.
+    worker.onmessage = (event: MessageEvent<EvaluateReply>) => {
+      if (slot.worker === worker) this.reply(slot, event.data);
+    };
+    worker.onerror = (event) => {
+      if (slot.worker === worker) this.stop(slot, `expression sandbox failed: ${(event as ErrorEvent).message ?? 'unknown error'}`);
+    };
     worker.postMessage({ progress: slot.progress.buffer as SharedArrayBuffer } satisfies WorkerInit);
     slot.worker = worker;
     return worker;
@@ -175,9 +199,11 @@ export class ExpressionPool implements Expressions {
   /** The host's own bound: the thread's guardrail should have answered well before it. */
   private deadline(slot: Slot, task: number): ReturnType<typeof setTimeout> {
     const ms = this.options.timeoutMs + Math.max(250, this.options.timeoutMs);
-    return setTimeout(() => {
+    const timer = setTimeout(() => {
       if (slot.running?.task === task) this.stop(slot, ranOver(this.options));
     }, ms);
+    timer.unref();
+    return timer;
   }
 
   private reply(slot: Slot, message: EvaluateReply): void {
@@ -195,17 +221,20 @@ export class ExpressionPool implements Expressions {
   }
 
   private settle(call: Call, index: number, outcome: ExpressionOutcome): void {
+    if (call.outcomes[index] !== undefined) return; // each input is answered once
     call.outcomes[index] = outcome;
     call.left -= 1;
     if (call.left === 0) call.resolve(call.outcomes);
   }
 
   /**
-   * Terminates a thread that ran over: the input it was on fails with `reason`; the inputs it had
-   * finished but not reported yet, and those after it, go back in line for a fresh thread.
+   * Terminates a thread that ran over: the input it was on fails with `reason` (or, with `suspect`,
+   * goes to run again alone); the inputs it had finished but not reported yet, and those after it,
+   * go back in line for a fresh thread.
    */
-  private stop(slot: Slot, reason: string): void {
+  private stop(slot: Slot, reason: string, o: { suspect?: boolean; pump?: boolean } = {}): void {
     const running = slot.running;
+    const progress = Atomics.load(slot.progress, 0);
     slot.worker?.terminate();
     slot.worker = undefined;
     slot.running = undefined;
@@ -213,8 +242,8 @@ export class ExpressionPool implements Expressions {
     if (running) {
       clearTimeout(running.deadline);
       const reported = running.from + running.received;
-      const at = Math.max(reported, running.from + Atomics.load(slot.progress, 0));
-      log.warn('expression stopped', { reason, expression: running.call.expression.slice(0, 200) });
+      const at = Math.min(running.to - 1, Math.max(reported, running.from + progress));
+      log.warn('expression stopped', { reason, suspect: Boolean(o.suspect), expression: running.call.expression.slice(0, 200) });
       const again: [number, number][] = [];
       if (reported < at) again.push([reported, at]);
       if (at + 1 < running.to) again.push([at + 1, running.to]);
@@ -222,8 +251,21 @@ export class ExpressionPool implements Expressions {
         running.call.requeued.push(...again);
         if (!this.waiting.includes(running.call)) this.waiting.unshift(running.call);
       }
-      if (at < running.to) this.settle(running.call, at, { ok: false, error: reason });
+      if (o.suspect) this.suspects.push({ call: running.call, index: at });
+      else this.settle(running.call, at, { ok: false, error: reason });
     }
+    if (o.pump ?? true) this.pump();
+  }
+
+  /**
+   * Memory passed its bound. The growth is the process's, so when several inputs ran, none is known
+   * to be the cause: each is stopped and runs again alone. An input running alone is the cause.
+   */
+  private stopForMemory(): void {
+    const reason = `expression used more than ${Math.round(this.options.maxMemoryBytes / 1048576)} MB of memory`;
+    const running = this.slots.filter((s) => s.running);
+    const alone = running.length === 1 && running[0]?.running?.alone === true;
+    for (const slot of running) this.stop(slot, reason, { suspect: !alone, pump: false });
     this.pump();
   }
 
@@ -242,10 +284,9 @@ export class ExpressionPool implements Expressions {
       // A baseline that falls with the process (a collection ran) keeps the bound honest.
       this.memoryBaseline = Math.min(this.memoryBaseline, rss);
       if (rss - this.memoryBaseline <= this.options.maxMemoryBytes) return;
-      const mb = Math.round(this.options.maxMemoryBytes / 1048576);
-      for (const slot of this.slots) if (slot.running) this.stop(slot, `expression used more than ${mb} MB of memory`);
       // The stopped threads' memory is returned over the next moments: start the next bound from there.
       this.memoryBaseline = Number.POSITIVE_INFINITY;
+      this.stopForMemory();
     }, MEMORY_SAMPLE_MS);
     this.memoryTimer.unref();
   }

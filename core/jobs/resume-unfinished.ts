@@ -7,9 +7,11 @@ import { enqueueEnrichment } from '../services/row-insert.ts';
 /**
  * The in-process queue dies with its process: after a crash (or SIGKILL) its cells would stay
  * `queued`/`running` and its builder runs `running` for ever. On start, before any request is
- * taken, this process queues that work again; the handlers are idempotent (cells are claimed by
- * status, builder pages resume from their checkpoint), so nothing is written or charged twice.
- * Redis jobs outlive their process and are taken over by the queue itself, so this is not needed there.
+ * taken, this process queues that work again. Builder pages resume from their checkpoint and
+ * cells are claimed by status, so nothing is written twice; but a cell that was running when the
+ * process died runs again under a new job, and a tool priced per attempt charges it again.
+ * It assumes this process is the only one on the database: processes that share a database must
+ * share a Redis queue (REDIS_URL), whose jobs outlive their process and are taken over by the queue.
  */
 export async function resumeUnfinishedWork(kernel: Kernel): Promise<{ builds: number; cells: number }> {
   const { projects, rows } = kernel.storage;

@@ -130,21 +130,32 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       }
       if (rows.length === 0) break;
       const columns = await projects.columns(project.pk);
-      pages += 1;
-      created += rows.length;
-      const next: BuilderCheckpoint = { rows_created: created, pages, ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) };
-      await insertRows(kernel, project.pk, columns, toCells(rows, new Map(columns.map((c) => [c.name, c]))), {
-        builderStatus: 'running',
-        builderProgress: { rows_created: created, target },
-        checkpoint: next,
-        log: note({
-          step: 'page',
-          message: `page ${pages}: ${rows.length} rows written`,
-          page: pages,
-          rows: rows.length,
-          total_rows: created,
-        }),
+      // Counted once written: a page refused (a value over MAX_CELL_BYTES) is neither counted nor paid.
+      const after = { pages: pages + 1, created: created + rows.length };
+      const next: BuilderCheckpoint = {
+        rows_created: after.created,
+        pages: after.pages,
+        ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
+      };
+      const pageLog = note({
+        step: 'page',
+        message: `page ${after.pages}: ${rows.length} rows written`,
+        page: after.pages,
+        rows: rows.length,
+        total_rows: after.created,
       });
+      try {
+        await insertRows(kernel, project.pk, columns, toCells(rows, new Map(columns.map((c) => [c.name, c]))), {
+          builderStatus: 'running',
+          builderProgress: { rows_created: after.created, target },
+          checkpoint: next,
+          log: pageLog,
+        });
+      } catch (e) {
+        logEntries.pop(); // that page was not written
+        throw e;
+      }
+      ({ pages, created } = after);
       if (stopped) break;
       await breathe();
       // The plugin fetches its next page when asked for it: spend the provider budget first.

@@ -53,11 +53,11 @@ export function rowValuesProblem(
 }
 
 /**
- * About how many characters a page of rows makes as JSON (strings by length, other values by their
- * JSON): cheap enough for every listing, close enough for a bound counted in megabytes.
+ * About how many bytes a value adds to a page's JSON (strings by their UTF-8 length, other values by
+ * their JSON): cheap enough for every listing, close enough for a bound counted in megabytes.
  */
 export function approximateValueSize(value: unknown): number {
-  if (typeof value === 'string') return value.length + 2;
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8') + 2;
   if (value === null || value === undefined || typeof value !== 'object') return 8;
   return JSON.stringify(value)?.length ?? 0;
 }

@@ -95,7 +95,10 @@ function checkPageSize(kernel: Kernel, columns: Column[], rows: StoredRow[]): vo
   let size = 0;
   let fit = 0;
   for (const row of rows) {
-    for (const c of columns) size += CELL_OVERHEAD + c.name.length + approximateValueSize(row.cells[c.no]?.v);
+    for (const c of columns) {
+      const cell = row.cells[c.no];
+      size += CELL_OVERHEAD + c.name.length + approximateValueSize(cell?.v) + (cell?.e?.length ?? 0);
+    }
     if (size > bound && fit > 0) {
       const mb = (n: number) => `${Math.round(n / 104857.6) / 10} MB`;
       const message = `This page would be over ${mb(bound)} (MAX_PAGE_BYTES): its rows hold large values. Ask for page_size=${fit} or less.`;
