@@ -126,66 +126,58 @@ describe.each(DIALECTS)('ICPs, batch rows and credits over REST on %s', (dialect
     expect(fresh.body.preview.top[0].reasons[0]).toMatchObject({ criterion: 'industries', met: true });
   });
 
+  /** A run stored as a previous process left it (nothing of it ran in this process). */
+  const leftoverRun = async (icp: { id: string; definition: any }, projectId: string, status: 'queued' | 'running', rowsTotal: number) => {
+    const { storage } = t.service.kernel;
+    const project = (await storage.projects.get(t.workspaceId, projectId))!;
+    return storage.icpScoreRuns.create({
+      id: crypto.randomUUID(),
+      workspaceId: t.workspaceId,
+      icpId: icp.id,
+      projectPk: project.pk,
+      projectId,
+      colNo: null,
+      definition: icp.definition,
+      status,
+      rowsTotal,
+      rowsDone: 0,
+      afterSeq: 0,
+      tally: { scored: 0, sum: 0, top: [] },
+      error: null,
+    });
+  };
+
+  /** Polls a score run until it reaches `status` (or 10 s pass) and answers its view. */
+  const runView = async (icpId: string, runId: string, status: string) => {
+    let view: any;
+    const deadline = Date.now() + 10_000;
+    do {
+      await Bun.sleep(25);
+      view = (await t.api('GET', `/icps/${icpId}/score/${runId}`)).body;
+    } while (view.status !== status && Date.now() < deadline);
+    return view;
+  };
+
   test('a score run left unfinished by a previous process is resumed from its checkpoint', async () => {
     const icp = await newIcp();
     const { storage } = t.service.kernel;
     const project = (await storage.projects.get(t.workspaceId, pid))!;
     const rows = (await storage.rows.counts([project.pk])).get(project.pk) ?? 0;
-    const run = await storage.icpScoreRuns.create({
-      id: crypto.randomUUID(),
-      workspaceId: t.workspaceId,
-      icpId: icp.id,
-      projectPk: project.pk,
-      projectId: pid,
-      colNo: null,
-      definition: icp.definition,
-      status: 'running',
-      rowsTotal: rows,
-      rowsDone: 0,
-      afterSeq: 0,
-      tally: { scored: 0, sum: 0, top: [] },
-      error: null,
-    });
+    const run = await leftoverRun(icp, pid, 'running', rows);
     await resumeUnfinishedWork(t.service.kernel);
-    let view: any;
-    const deadline = Date.now() + 10_000;
-    do {
-      await Bun.sleep(25);
-      view = (await t.api('GET', `/icps/${icp.id}/score/${run.id}`)).body;
-    } while (view.status !== 'completed' && Date.now() < deadline);
+    const view = await runView(icp.id, run.id, 'completed');
     expect(view).toMatchObject({ status: 'completed', rows_total: rows, rows_done: rows, scored: rows, error_message: null });
   });
 
   test('a score run whose project was deleted ends failed, saying so', async () => {
     const icp = await newIcp();
-    const { storage } = t.service.kernel;
     const other = (await t.api('POST', '/projects', { body: { builder_id: 'csv_import_builder', form_data: { csv_text: CSV } } })).body
       .project_id;
     await waitForBuilder(t, other);
-    const project = (await storage.projects.get(t.workspaceId, other))!;
-    const run = await storage.icpScoreRuns.create({
-      id: crypto.randomUUID(),
-      workspaceId: t.workspaceId,
-      icpId: icp.id,
-      projectPk: project.pk,
-      projectId: other,
-      colNo: null,
-      definition: icp.definition,
-      status: 'queued',
-      rowsTotal: 2,
-      rowsDone: 0,
-      afterSeq: 0,
-      tally: { scored: 0, sum: 0, top: [] },
-      error: null,
-    });
+    const run = await leftoverRun(icp, other, 'queued', 2);
     expect((await t.api('DELETE', `/projects/${other}`)).status).toBe(200);
     await resumeUnfinishedWork(t.service.kernel);
-    let view: any;
-    const deadline = Date.now() + 10_000;
-    do {
-      await Bun.sleep(25);
-      view = (await t.api('GET', `/icps/${icp.id}/score/${run.id}`)).body;
-    } while (view.status !== 'failed' && Date.now() < deadline);
+    const view = await runView(icp.id, run.id, 'failed');
     expect(view).toMatchObject({ status: 'failed', column: null, error_message: 'the project was deleted while it was being scored' });
   });
 
