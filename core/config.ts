@@ -42,6 +42,10 @@ export interface Config {
   metricsToken: string | undefined;
   /** The sandbox of tenant JSONata (FORMULA_TIMEOUT_MS, EXPRESSION_MAX_MEMORY_MB, EXPRESSION_WORKERS). */
   expressions: { timeoutMs: number; maxMemoryMb: number; workers: number };
+  /** Browser origins the REST door answers with CORS headers (CORS_ORIGINS, comma-separated; `*` = any; default none). */
+  corsOrigins: string[];
+  /** Origins whose requests the MCP host accepts besides its own (MCP_ALLOWED_ORIGINS, comma-separated; default none). */
+  mcpAllowedOrigins: string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -54,6 +58,14 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
     throw new Error(`${name} must be an integer from ${min} to ${Number.MAX_SAFE_INTEGER}, got "${raw}"`);
   }
   return n;
+}
+
+/** A comma-separated list: trimmed, empty items dropped; origins lose a trailing slash so they compare as browsers send them. */
+function origins(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((s) => s.trim().replace(/\/+$/, ''))
+    .filter((s) => s !== '');
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
@@ -127,6 +139,8 @@ export function loadConfig(env: Env = process.env): Config {
       pageBytes: int(env, 'MAX_PAGE_BYTES', 16 * 1_048_576, 65_536),
     },
     metricsToken: env.METRICS_TOKEN || undefined,
+    corsOrigins: origins(env.CORS_ORIGINS),
+    mcpAllowedOrigins: origins(env.MCP_ALLOWED_ORIGINS),
     expressions: {
       timeoutMs: int(env, 'FORMULA_TIMEOUT_MS', 1000, 10),
       maxMemoryMb: int(env, 'EXPRESSION_MAX_MEMORY_MB', 256, 16),

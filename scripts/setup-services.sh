@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Installs the two servers the test suites start themselves (MariaDB, Redis) from Debian packages,
-# when they are missing. No service manager is used: tests run them as plain processes on loopback.
+# Installs what the test suites start themselves from Debian packages, when missing: MariaDB and
+# Redis (servers), Chromium (browser tests of the API docs and the console, driven by playwright-core)
+# and nginx (the reference cluster). No service manager is used: tests run them as plain processes
+# on loopback.
 set -euo pipefail
 
 need=()
 command -v mariadbd >/dev/null 2>&1 || need+=(mariadb-server)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
 if [ ${#need[@]} -eq 0 ]; then
-  echo "setup-services: mariadbd and redis-server already installed"
+  echo "setup-services: mariadbd, redis-server, chromium and nginx already installed"
   exit 0
 fi
 
@@ -23,5 +27,5 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
 fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-command -v mariadbd >/dev/null && command -v redis-server >/dev/null
+command -v mariadbd >/dev/null && command -v redis-server >/dev/null && command -v chromium >/dev/null
 echo "setup-services: done"

@@ -1,4 +1,8 @@
+import { resolve } from 'node:path';
+import { openapi } from '@elysiajs/openapi';
 import type { TSchema } from '@sinclair/typebox';
+import { Elysia } from 'elysia';
+import type { Config } from '../config.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 import { ErrorBody } from '../operations/schemas.ts';
 
@@ -53,4 +57,38 @@ export function openapiOperation(op: AnyOperation): Record<string, unknown> {
     security: [{ apiKey: [] }],
     'x-agent-hint': op.hint,
   };
+}
+
+const SWAGGER_ASSETS = resolve(import.meta.dir, '../../node_modules/swagger-ui-dist');
+
+/** The API docs under `{BASE_PATH}/docs`: the OpenAPI document (`/json`), Swagger UI and its assets (served locally, no CDN). */
+export function apiDocs(config: Pick<Config, 'basePath'>) {
+  const docs = `${config.basePath}/docs`;
+  return new Elysia({ name: 'workflow-api-docs' })
+    .use(
+      openapi({
+        path: docs,
+        specPath: `${docs}/json`,
+        provider: 'swagger-ui',
+        exclude: { paths: [new RegExp(`^${docs}`)] },
+        swagger: { cdn: `${docs}/assets/swagger-ui-bundle.js`, theme: `${docs}/assets/swagger-ui.css` },
+        documentation: {
+          info: {
+            title: 'Workflow Service API',
+            version: '1.0.0',
+            description:
+              'Projects of company rows built by builders and filled by enrichment tools. Every request carries the service-api-key header.',
+          },
+          components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'service-api-key' } } },
+        },
+      }),
+    )
+    .get(
+      `${docs}/assets/:file`,
+      ({ params }) => {
+        if (!/^swagger-ui(-bundle\.js|\.css)$/.test(params.file)) return new Response('Not found', { status: 404 });
+        return new Response(Bun.file(`${SWAGGER_ASSETS}/${params.file}`));
+      },
+      { detail: { hide: true } },
+    );
 }

@@ -1,6 +1,4 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { resolve } from 'node:path';
-import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
 import { ServiceError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -11,10 +9,8 @@ import { presentedKeyPrefix } from '../services/api-keys.ts';
 import { accessLog, accessRecord } from './access-log.ts';
 import { errorResponse, outcomeResponse } from './error-response.ts';
 import { renderMetrics } from '../metrics/prometheus.ts';
-import { openapiOperation } from './openapi.ts';
+import { apiDocs, openapiOperation } from './openapi.ts';
 import { jsonQueryNames, readJson, restQuery } from './rest-input.ts';
-
-const SWAGGER_ASSETS = resolve(import.meta.dir, '../../node_modules/swagger-ui-dist');
 
 /**
  * METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>` (401 otherwise).
@@ -38,32 +34,7 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
   const app = new Elysia({ name: 'workflow-rest' })
     // Outermost: one access-log line and an x-request-id for every request, whatever answers it.
     .wrap(accessLog as never)
-    .use(
-      openapi({
-        path: docs,
-        specPath: `${docs}/json`,
-        provider: 'swagger-ui',
-        exclude: { paths: [new RegExp(`^${docs}`)] },
-        swagger: { cdn: `${docs}/assets/swagger-ui-bundle.js`, theme: `${docs}/assets/swagger-ui.css` },
-        documentation: {
-          info: {
-            title: 'Workflow Service API',
-            version: '1.0.0',
-            description:
-              'Projects of company rows built by builders and filled by enrichment tools. Every request carries the service-api-key header.',
-          },
-          components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'service-api-key' } } },
-        },
-      }),
-    )
-    .get(
-      `${docs}/assets/:file`,
-      ({ params }) => {
-        if (!/^swagger-ui(-bundle\.js|\.css)$/.test(params.file)) return new Response('Not found', { status: 404 });
-        return new Response(Bun.file(`${SWAGGER_ASSETS}/${params.file}`));
-      },
-      { detail: { hide: true } },
-    );
+    .use(apiDocs(kernel.config));
 
   // Operators' view of the queues (Prometheus text). Outside BASE_PATH, like every scrape target.
   app.get(
