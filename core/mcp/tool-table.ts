@@ -41,21 +41,23 @@ export function buildTools(ops: AnyOperation[], plugins: PluginRegistry): McpToo
       .map((t) => t.id)
       .join(', ')}.`,
   };
-  return ops.map((op) => {
-    const args = toolArguments(op, notes);
-    const rest = `${op.method} ${op.path}`;
-    const definition: Tool = {
-      name: op.name,
-      title: op.summary,
-      description: `${op.description}\n\nAnswers {"ok":true,"data":…} with data as REST ${rest} returns it, or {"ok":false,"error":true,"code":…,"detail":{…},"status_code":N}.`,
-      inputSchema: args.inputSchema,
-      outputSchema: envelopeSchema(op),
-      annotations: {
+  return ops
+    .filter((op) => !op.restOnly)
+    .map((op) => {
+      const args = toolArguments(op, notes);
+      const rest = `${op.method} ${op.path}`;
+      const definition: Tool = {
+        name: op.name,
         title: op.summary,
-        readOnlyHint: op.hint === 'read',
-        destructiveHint: op.hint === 'destructive',
-      },
-    };
-    return { op, args, definition };
-  });
+        description: `${op.description}\n\nAnswers {"ok":true,"data":…} with data as REST ${rest} returns it, or {"ok":false,"error":true,"code":…,"detail":{…},"status_code":N}.`,
+        inputSchema: args.inputSchema,
+        outputSchema: envelopeSchema(op),
+        annotations: {
+          title: op.summary,
+          readOnlyHint: op.hint === 'read',
+          destructiveHint: op.hint === 'destructive',
+        },
+      };
+      return { op, args, definition };
+    });
 }

@@ -6,7 +6,7 @@ import { getFilters, setFilters } from './filters.ts';
 import { createIcpOp, deleteIcp, getIcp, getIcpScoreRun, listIcps, scoreIcp, updateIcpOp } from './icps.ts';
 import type { AnyOperation } from './operation.ts';
 import { createProject, getProject, listProjects } from './projects.ts';
-import { addRowOp, getRowOp, listRowsOp } from './rows.ts';
+import { addRowOp, getRowOp, listRowsOp, searchRowsOp } from './rows.ts';
 import { addRowsOp } from './rows-batch.ts';
 import { listTools, searchToolsOp } from './tools.ts';
 
@@ -20,6 +20,7 @@ export const operations: AnyOperation[] = [
   addRowOp,
   addRowsOp,
   listRowsOp,
+  searchRowsOp,
   getRowOp,
   deleteRows,
   listColumns,

@@ -49,6 +49,11 @@ export interface Operation<
   invalidStatus?: number;
   successStatus?: number;
   response: R;
+  /**
+   * REST only, no MCP tool: for a route that exists because of HTTP itself (POST rows/search holds
+   * filters too long for a URL; MCP arguments have no such limit).
+   */
+  restOnly?: boolean;
   /** Extra documented error statuses: status → description. */
   errors?: Record<number, string>;
   handler(ctx: OperationContext<Static<P>, Static<Q>, Static<B>>): Promise<Static<R>>;

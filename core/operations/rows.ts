@@ -55,6 +55,38 @@ export const listRowsOp = defineOperation({
   handler: ({ kernel, project, query }) => listRows(kernel, project, query),
 });
 
+export const searchRowsOp = defineOperation({
+  name: 'search_project_rows',
+  summary: 'List rows (filters in the body)',
+  description:
+    'The same listing as GET rows, for filters too long for a URL: page, page_size, filter_groups and sort_rules in a JSON body, the filters as arrays (not JSON strings). Answers exactly what GET rows answers; reads only.',
+  hint: 'read',
+  method: 'POST',
+  path: '/projects/{project_id}/rows/search',
+  params: ProjectIdParams,
+  project: true,
+  restOnly: true,
+  body: Type.Object(
+    {
+      page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+      page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+      // Checked by the listing itself, so a bad filter answers the same words as on GET rows.
+      filter_groups: Type.Optional(Type.Array(Type.Unknown(), { description: 'Groups of {type: "and"|"or", rules: [...]}, as on GET rows.' })),
+      sort_rules: Type.Optional(Type.Array(Type.Unknown(), { description: 'Array of {col_id, direction, sort_as_number}, as on GET rows.' })),
+    },
+    { additionalProperties: false },
+  ),
+  response: listRowsOp.response,
+  errors: listRowsOp.errors,
+  handler: ({ kernel, project, body }) =>
+    listRows(kernel, project, {
+      page: body.page ?? 1,
+      page_size: body.page_size ?? 50,
+      filter_groups: body.filter_groups,
+      sort_rules: body.sort_rules,
+    }),
+});
+
 export const getRowOp = defineOperation({
   name: 'get_row',
   summary: 'One row',

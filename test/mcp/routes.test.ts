@@ -40,7 +40,7 @@ describe('MCP host routes that need no credentials', () => {
     expect(html).toContain(t.mcpUrl);
     expect(html).toContain(`${origin}/.well-known/oauth-protected-resource/mcp`);
     const { operations } = await import('../../core/operations/index.ts');
-    expect(html).toContain(`Tools: <strong>${operations.length}</strong>`);
+    expect(html).toContain(`Tools: <strong>${operations.filter((op) => !op.restOnly).length}</strong>`);
   });
 
   test('/health and /healthz answer {"status":"ok"}', async () => {
