@@ -76,6 +76,32 @@ describe.each(DIALECTS)('plans, quotas, rate limits and idempotency on %s', (dia
     expect(statuses.slice(5)).toEqual([429, 429]);
     expect(Number(last?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(last?.body.detail).toContain('per minute');
+    expect(last?.headers.get('ratelimit-limit')).toBe('5');
+    expect(last?.headers.get('ratelimit-remaining')).toBe('0');
+  });
+
+  test('every answer to a known key tells its budget: RateLimit-Limit, -Remaining, -Reset', async () => {
+    const ws = await t.newWorkspace('tiny');
+    const seen: [string | null, string | null][] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await t.api('GET', '/projects', as(ws.key));
+      seen.push([r.headers.get('ratelimit-limit'), r.headers.get('ratelimit-remaining')]);
+    }
+    expect(seen).toEqual([
+      ['5', '4'],
+      ['5', '3'],
+      ['5', '2'],
+    ]);
+    // 3 of 5 spent at 5 per minute: the bucket is full again in about 36 s.
+    const failed = await t.api('GET', '/projects/nope', as(ws.key));
+    expect(failed.status).toBe(404);
+    expect(failed.headers.get('ratelimit-remaining')).toBe('1');
+    expect(Number(failed.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(30);
+    expect(Number(failed.headers.get('ratelimit-reset'))).toBeLessThanOrEqual(60);
+    // An unknown key spends no one's budget and is told none.
+    const stranger = await t.api('GET', '/projects', as('wfs_nobody'));
+    expect(stranger.status).toBe(401);
+    expect(stranger.headers.get('ratelimit-limit')).toBeNull();
   });
 
   test('a retried POST with the same Idempotency-Key returns the first answer and charges once', async () => {

@@ -1,13 +1,13 @@
-import { acquireToken, type RateLimiter, type RateRule, takeToken } from '../../core/jobs/rate-limiter.ts';
+import { acquireToken, type RateLimiter, type RateRule, type Take, takeToken } from '../../core/jobs/rate-limiter.ts';
 
 /** Token buckets in this process (the embedded default: one process does all the work). */
 export class InMemoryRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
-  async take(key: string, rule: RateRule): Promise<number> {
+  async take(key: string, rule: RateRule): Promise<Take> {
     const { waitMs, state } = takeToken(this.buckets.get(key), rule, Date.now());
     this.buckets.set(key, state);
-    return waitMs;
+    return { waitMs, tokens: state.tokens };
   }
 
   acquire(key: string, rule: RateRule, signal?: AbortSignal): Promise<void> {

@@ -1,9 +1,10 @@
 import type { Redis } from 'ioredis';
-import { acquireToken, type RateLimiter, type RateRule } from '../../core/jobs/rate-limiter.ts';
+import { acquireToken, type RateLimiter, type RateRule, type Take } from '../../core/jobs/rate-limiter.ts';
 
 /**
  * One token bucket per key in Redis, taken atomically by a Lua script that reads Redis's own clock,
- * so every worker process shares the budget whatever their clocks say. Returns the ms to wait.
+ * so every worker process shares the budget whatever their clocks say. Returns the ms to wait and the
+ * tokens left in thousandths (Lua numbers reach Redis as integers).
  */
 const TAKE = `
 local key = KEYS[1]
@@ -19,7 +20,7 @@ local wait = 0
 if tokens >= 1 then tokens = tokens - 1 else wait = math.ceil((1 - tokens) / rate * 1000) end
 redis.call('HSET', key, 'tokens', tostring(tokens), 'at', tostring(now))
 redis.call('PEXPIRE', key, math.ceil(burst / rate * 1000) + 60000)
-return wait
+return {wait, math.floor(tokens * 1000)}
 `;
 
 export class RedisRateLimiter implements RateLimiter {
@@ -30,9 +31,10 @@ export class RedisRateLimiter implements RateLimiter {
     redis.defineCommand('wfsTakeToken', { numberOfKeys: 1, lua: TAKE });
   }
 
-  async take(key: string, rule: RateRule): Promise<number> {
-    const redis = this.redis as unknown as { wfsTakeToken(k: string, r: number, b: number): Promise<number> };
-    return Number(await redis.wfsTakeToken(`${this.prefix}:${key}`, rule.perSecond, rule.burst));
+  async take(key: string, rule: RateRule): Promise<Take> {
+    const redis = this.redis as unknown as { wfsTakeToken(k: string, r: number, b: number): Promise<[number, number]> };
+    const [waitMs, milliTokens] = await redis.wfsTakeToken(`${this.prefix}:${key}`, rule.perSecond, rule.burst);
+    return { waitMs: Number(waitMs), tokens: Number(milliTokens) / 1000 };
   }
 
   acquire(key: string, rule: RateRule, signal?: AbortSignal): Promise<void> {

@@ -7,7 +7,7 @@ export function failureResponse(failure: Failure): Response {
 
 /** An outcome of the call pipeline as a REST response. */
 export function outcomeResponse(outcome: Outcome): Response {
-  return outcome.ok ? Response.json(outcome.data, { status: outcome.status }) : failureResponse(outcome.failure);
+  return outcome.ok ? Response.json(outcome.data, { status: outcome.status, headers: outcome.headers }) : failureResponse(outcome.failure);
 }
 
 /** Any failure outside the pipeline (a route's own check, the app's onError), mapped as the pipeline maps it. */

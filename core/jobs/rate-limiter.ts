@@ -8,9 +8,16 @@ export interface RateRule {
  * Per-provider rate limits enforced by the host, not by plugins (n8n's lesson: each node limiting
  * itself does not work). With Redis the bucket is shared by every worker process.
  */
+/** What taking a token found: how long to wait for one (0 = taken now) and how many are left in the bucket. */
+export interface Take {
+  waitMs: number;
+  /** Tokens left after this take (fractional: the bucket refills continuously). */
+  tokens: number;
+}
+
 export interface RateLimiter {
-  /** Takes a token of `key` if there is one (answers 0), else answers the ms until there will be one. */
-  take(key: string, rule: RateRule): Promise<number>;
+  /** Takes a token of `key` if there is one (waitMs 0), else tells the ms until there will be one. */
+  take(key: string, rule: RateRule): Promise<Take>;
   /** Waits until `key` has a token, then takes it. Rejects if `signal` aborts first. */
   acquire(key: string, rule: RateRule, signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
@@ -19,7 +26,7 @@ export interface RateLimiter {
 /** `acquire` for any limiter: take, or sleep as long as told and try again. */
 export async function acquireToken(limiter: Pick<RateLimiter, 'take'>, key: string, rule: RateRule, signal?: AbortSignal): Promise<void> {
   for (;;) {
-    const waitMs = await limiter.take(key, rule);
+    const { waitMs } = await limiter.take(key, rule);
     if (waitMs === 0) return;
     await sleep(waitMs, signal);
   }

@@ -17,7 +17,9 @@ export interface Failure {
 }
 
 /** What one call of an operation came to, whichever door it came through. */
-export type Outcome = { ok: true; status: number; data: unknown } | { ok: false; failure: Failure };
+export type Outcome =
+  /** `headers`: what REST sends with the answer (the key's rate-limit headers). */
+  { ok: true; status: number; data: unknown; headers: Record<string, string> } | { ok: false; failure: Failure };
 
 /** How long a client should wait while the database is away; outages last seconds, not minutes. */
 const STORE_RETRY_AFTER_SECONDS = '5';

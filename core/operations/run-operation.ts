@@ -128,9 +128,11 @@ async function execute(kernel: Kernel, op: AnyOperation, caller: Authenticated, 
 /** Runs one call through the pipeline; never throws: every failure comes back mapped, once. */
 export async function runCall(kernel: Kernel, call: Call): Promise<Outcome> {
   const { op } = call;
+  // Every answer to an admitted caller, failures included, tells its rate budget.
+  let rateHeaders: Record<string, string> = {};
   try {
     const caller = await authenticate(kernel, call);
-    await admitCall(kernel, caller.workspace, caller.rateKey);
+    rateHeaders = await admitCall(kernel, caller.workspace, caller.rateKey);
     const input = await call.input();
     let data: unknown;
     if (input.idempotencyKey && op.method === 'POST') {
@@ -141,8 +143,9 @@ export async function runCall(kernel: Kernel, call: Call): Promise<Outcome> {
     } else {
       data = await execute(kernel, op, caller, input);
     }
-    return { ok: true, status: op.successStatus ?? 200, data };
+    return { ok: true, status: op.successStatus ?? 200, data, headers: rateHeaders };
   } catch (e) {
-    return { ok: false, failure: failureOf(e, call.requestId) };
+    const failure = failureOf(e, call.requestId);
+    return { ok: false, failure: { ...failure, headers: { ...rateHeaders, ...failure.headers } } };
   }
 }

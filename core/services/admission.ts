@@ -1,6 +1,7 @@
 import { BalanceOverflowError } from '../credits/credit-types.ts';
 import { ServiceError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
+import type { RateRule } from '../jobs/rate-limiter.ts';
 import { log } from '../log.ts';
 import type { Workspace } from '../model.ts';
 import { planRules } from '../plans.ts';
@@ -24,23 +25,39 @@ async function grantMonthlyCredits(kernel: Kernel, workspace: Workspace, amount:
 }
 
 /**
+ * The rate-limit headers of an answer (RateLimit-Limit, -Remaining, -Reset): the plan's requests per
+ * minute, the whole requests left in the key's bucket, and the seconds until it is full again.
+ */
+function rateLimitHeaders(limit: number, rule: RateRule, tokens: number): Record<string, string> {
+  return {
+    'ratelimit-limit': String(limit),
+    'ratelimit-remaining': String(Math.max(0, Math.floor(tokens))),
+    'ratelimit-reset': String(Math.max(0, Math.ceil((rule.burst - tokens) / rule.perSecond))),
+  };
+}
+
+/**
  * Checks a call that passed authentication against its plan: the per-key request rate (429 with
  * Retry-After when over it, shared across processes through Redis) and the monthly credit grant.
- * Both doors (REST and MCP) call it.
+ * Both doors (REST and MCP) call it. Answers the rate-limit headers REST sends with the answer
+ * (none when the plan sets no rate); a 429 carries them too.
  */
-export async function admitCall(kernel: Kernel, workspace: Workspace, callerKey: string): Promise<void> {
+export async function admitCall(kernel: Kernel, workspace: Workspace, callerKey: string): Promise<Record<string, string>> {
   const rules = planRules(workspace.plan);
+  let headers: Record<string, string> = {};
   if (rules.requestsPerMinute !== null) {
     const rule = { perSecond: rules.requestsPerMinute / 60, burst: rules.requestsPerMinute };
-    const waitMs = await kernel.rateLimiter.take(`caller:${callerKey}`, rule);
+    const { waitMs, tokens } = await kernel.rateLimiter.take(`caller:${callerKey}`, rule);
+    headers = rateLimitHeaders(rules.requestsPerMinute, rule, tokens);
     if (waitMs > 0) {
       const seconds = Math.max(1, Math.ceil(waitMs / 1000));
       throw new ServiceError(
         'rate_limited',
         `Too many requests: the ${workspace.plan} plan allows ${rules.requestsPerMinute} per minute per key; retry in ${seconds} s`,
-        { headers: { 'retry-after': String(seconds) } },
+        { headers: { ...headers, 'retry-after': String(seconds) } },
       );
     }
   }
   if (rules.monthlyCredits > 0) await grantMonthlyCredits(kernel, workspace, rules.monthlyCredits);
+  return headers;
 }
