@@ -22,6 +22,8 @@ export interface Config {
   bootstrapApiKey: string | undefined;
   bootstrapCredits: number;
   maxBodyBytes: number;
+  /** The request line and headers together (MAX_HEADER_BYTES, default 16384): larger is a JSON 431. */
+  maxHeaderBytes: number;
   pluginsDir: string | undefined;
   /** npm packages whose plugin definitions load beside the bundled ones (PLUGINS, comma-separated names or package paths). */
   pluginPackages: string[];
@@ -122,6 +124,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,
     bootstrapCredits: int(env, 'BOOTSTRAP_CREDITS', 1000),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 10 * 1024 * 1024, 1),
+    maxHeaderBytes: int(env, 'MAX_HEADER_BYTES', 16_384, 1024),
     pluginsDir: env.PLUGINS_DIR || undefined,
     pluginPackages: (env.PLUGINS ?? '')
       .split(',')

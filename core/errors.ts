@@ -14,7 +14,11 @@ export type ErrorCode =
   | 'rate_limited'
   | 'payload_too_large'
   | 'conflict'
-  | 'unavailable';
+  | 'unavailable'
+  /** REST transport refusals, made before an operation runs. */
+  | 'method_not_allowed'
+  | 'unsupported_media_type'
+  | 'headers_too_large';
 
 const defaultStatus: Record<ErrorCode, number> = {
   unauthorized: 401,
@@ -29,6 +33,9 @@ const defaultStatus: Record<ErrorCode, number> = {
   payload_too_large: 413,
   conflict: 409,
   unavailable: 503,
+  method_not_allowed: 405,
+  unsupported_media_type: 415,
+  headers_too_large: 431,
 };
 
 /** A field-level problem, as listed in a 4xx `detail`. */

@@ -5,6 +5,7 @@ import { openStorage } from '../adapters/storage/sql-storage.ts';
 import type { Config } from './config.ts';
 import { openExpressionPool } from './expressions/expression-pool.ts';
 import { restApp } from './http/rest-app.ts';
+import { raiseNativeHeaderLimit } from './http/request-checks.ts';
 import { BuilderRunPayload, runBuilderJob } from './jobs/run-builder.ts';
 import { EnrichPayloadSchema, runEnrichmentJob } from './jobs/run-enrichment.ts';
 import { resumeUnfinishedWork } from './jobs/resume-unfinished.ts';
@@ -108,6 +109,7 @@ export async function startService(config: Config, options: { rest?: boolean; mc
   if (options.rest ?? config.serve !== 'mcp') {
     // Bun's own cap sits above ours so that the handler can answer a readable 413 first.
     const maxRequestBodySize = config.maxBodyBytes * 2 + 65_536;
+    raiseNativeHeaderLimit(config.maxHeaderBytes);
     const app = restApp(kernel, operations).listen({ hostname: config.host, port: config.port, maxRequestBodySize });
     const port = app.server?.port;
     restUrl = `http://${config.host}:${port}${config.basePath}`;

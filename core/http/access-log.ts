@@ -1,6 +1,7 @@
 import { newId } from '../ids.ts';
 import type { KeyHolder } from '../services/api-keys.ts';
 import { log } from '../log.ts';
+import { pathOf, withHeaders } from './messages.ts';
 
 /**
  * One JSON line per HTTP request, for both doors (REST and MCP), and the request id every answer
@@ -28,26 +29,6 @@ export function requestIdOf(header: string | null): string {
 /** What the access log knows of this request so far (handlers fill in route, key and workspace). */
 export function accessRecord(request: Request): AccessRecord | undefined {
   return records.get(request);
-}
-
-/** The path of a request URL, without its query string. */
-function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
-  if (start < 0) return '/';
-  const query = url.indexOf('?', start);
-  return url.slice(start, query < 0 ? undefined : query);
-}
-
-function withRequestId(res: Response, id: string): Response {
-  try {
-    res.headers.set('x-request-id', id);
-    return res;
-  } catch {
-    // Immutable headers (a response passed through as it came): answer a copy.
-    const copy = new Response(res.body, res);
-    copy.headers.set('x-request-id', id);
-    return copy;
-  }
 }
 
 function writeLine(request: Request, record: AccessRecord, status: number): void {
@@ -81,7 +62,7 @@ export function accessLog(fn: Handler): Handler {
     const finish = (res: unknown) => {
       if (!(res instanceof Response)) return res;
       writeLine(request, record, res.status);
-      return withRequestId(res, record.id);
+      return withHeaders(res, { 'x-request-id': record.id });
     };
     const failed = (e: unknown) => {
       writeLine(request, record, 500);

@@ -10,7 +10,10 @@ import { accessLog, accessRecord } from './access-log.ts';
 import { errorResponse, outcomeResponse } from './error-response.ts';
 import { renderMetrics } from '../metrics/prometheus.ts';
 import { apiDocs, openapiOperation } from './openapi.ts';
+import { mediaTypeRefusal } from './request-checks.ts';
+import { restEdge } from './rest-edge.ts';
 import { jsonQueryNames, readJson, restQuery } from './rest-input.ts';
+import { routeMethods } from './route-methods.ts';
 
 /**
  * METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>` (401 otherwise).
@@ -31,8 +34,14 @@ function routePath(basePath: string, path: string): string {
 export function restApp(kernel: Kernel, ops: AnyOperation[]) {
   const { basePath, maxBodyBytes, metricsToken } = kernel.config;
   const docs = `${basePath}/docs`;
+  const routes = routeMethods([
+    ...ops.map((op) => ({ method: op.method, path: basePath + op.path })),
+    ...[docs, `${docs}/json`, `${docs}/assets/:file`, '/metrics'].map((path) => ({ method: 'GET', path })),
+  ]);
   const app = new Elysia({ name: 'workflow-rest' })
-    // Outermost: one access-log line and an x-request-id for every request, whatever answers it.
+    // The later wrap runs outside the earlier one: the access log (one line and an x-request-id
+    // for every request, whatever answers it) sees what the edge refuses before routing.
+    .wrap(restEdge(kernel.config, routes) as never)
     .wrap(accessLog as never)
     .use(apiDocs(kernel.config));
 
@@ -68,6 +77,8 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
           access.route = route;
           access.keyPrefix = presentedKeyPrefix(apiKey); // replaced by the stored prefix once the key is found
         }
+        const notJson = op.body ? mediaTypeRefusal(request) : null;
+        if (notJson) return errorResponse(notJson, requestId);
         const length = Number(request.headers.get('content-length') ?? 0);
         if (length > maxBodyBytes) {
           return errorResponse(

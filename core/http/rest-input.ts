@@ -3,6 +3,7 @@ import { ServiceError } from '../errors.ts';
 import type { CallInput } from '../operations/call-input.ts';
 import { isJsonQueryParam } from '../operations/json-query.ts';
 import type { AnyOperation } from '../operations/operation.ts';
+import { inexactNumberError, parseJsonExactly } from '../schema/exact-json.ts';
 
 /**
  * The REST door's half of the translation: an HTTP request into a call's input. Malformed JSON is
@@ -21,8 +22,9 @@ export function jsonQueryNames(op: AnyOperation): Set<string> {
 }
 
 function parseJsonQuery(op: AnyOperation, name: string, text: string): unknown {
+  let parsed: ReturnType<typeof parseJsonExactly>;
   try {
-    return JSON.parse(text);
+    parsed = parseJsonExactly(text);
   } catch (e) {
     throw new ServiceError(
       'validation_error',
@@ -33,6 +35,8 @@ function parseJsonQuery(op: AnyOperation, name: string, text: string): unknown {
       { status: op.invalidStatus ?? 422 },
     );
   }
+  if (parsed.inexact) throw inexactNumberError(name, parsed.inexact, op.invalidStatus ?? 422);
+  return parsed.value;
 }
 
 /** Query text as the URL carries it; a JSON parameter left blank counts as absent. */
@@ -62,8 +66,9 @@ export async function readJson(request: Request, op: AnyOperation, maxBytes: num
         { status: op.invalidStatus ?? 422 },
       );
     }
+    let parsed: ReturnType<typeof parseJsonExactly>;
     try {
-      return JSON.parse(text);
+      parsed = parseJsonExactly(text);
     } catch (e) {
       throw new ServiceError(
         'validation_error',
@@ -71,5 +76,7 @@ export async function readJson(request: Request, op: AnyOperation, maxBytes: num
         { status: op.invalidStatus ?? 422 },
       );
     }
+    if (parsed.inexact) throw inexactNumberError('The body', parsed.inexact, op.invalidStatus ?? 422);
+    return parsed.value;
   };
 }

@@ -71,8 +71,8 @@ export const searchRowsOp = defineOperation({
       page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
       page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
       // Checked by the listing itself, so a bad filter answers the same words as on GET rows.
-      filter_groups: Type.Optional(Type.Array(Type.Unknown(), { description: 'Groups of {type: "and"|"or", rules: [...]}, as on GET rows.' })),
-      sort_rules: Type.Optional(Type.Array(Type.Unknown(), { description: 'Array of {col_id, direction, sort_as_number}, as on GET rows.' })),
+      filter_groups: Type.Optional(Type.Unknown({ description: 'An array of {type: "and"|"or", rules: [...]} groups, as on GET rows.' })),
+      sort_rules: Type.Optional(Type.Unknown({ description: 'An array of {col_id, direction, sort_as_number}, as on GET rows.' })),
     },
     { additionalProperties: false },
   ),

@@ -54,8 +54,11 @@ async function authenticate(kernel: Kernel, call: Call): Promise<Authenticated> 
     if (!workspace) throw denied ?? new ServiceError('unauthorized', { message: 'Missing credentials' });
     return { workspace, rateKey, project };
   }
-  const found = await authenticateFor(kernel.storage.workspaces, credentials.apiKey, credentials.projectId, call.access);
-  const project = credentials.projectId === undefined ? undefined : { id: credentials.projectId, project: found.project ?? null };
+  // An id no project can have is not looked up (the ownership step refuses it).
+  const projectId =
+    credentials.projectId !== undefined && credentials.projectId.length <= MAX_ID_LENGTH ? credentials.projectId : undefined;
+  const found = await authenticateFor(kernel.storage.workspaces, credentials.apiKey, projectId, call.access);
+  const project = projectId === undefined ? undefined : { id: projectId, project: found.project ?? null };
   return { workspace: found.workspace, rateKey: found.rateKey, project };
 }
 
@@ -92,6 +95,9 @@ function requestOf(op: AnyOperation, input: CallInput): unknown {
   return { params: input.params, query, body: op.body ? parsed(input.body) : undefined };
 }
 
+/** Ids the service makes are far shorter; a longer one names nothing and is refused before any lookup. */
+export const MAX_ID_LENGTH = 128;
+
 /** Resolve ownership: the caller's live project (read with the key when the door could), and other owned resources. */
 async function ownedProject(
   kernel: Kernel,
@@ -99,6 +105,15 @@ async function ownedProject(
   caller: Authenticated,
   params: Record<string, string>,
 ): Promise<Project | undefined> {
+  for (const [name, value] of Object.entries(params ?? {})) {
+    if (value.length > MAX_ID_LENGTH) {
+      // Never echoed: a megabyte of id would come back in the answer, twice on MCP.
+      throw new ServiceError('validation_error', {
+        message: `${name} is ${value.length} characters long; ids are at most ${MAX_ID_LENGTH}`,
+        errors: [{ path: name, message: `is longer than ${MAX_ID_LENGTH} characters` }],
+      });
+    }
+  }
   let project: Project | undefined;
   if (op.project) {
     const id = params.project_id ?? '';
