@@ -113,6 +113,18 @@ describe('REST transport hygiene', () => {
     expect(r.body.rows[0].company.Name.value).toBe('Acme');
   });
 
+  test('an id longer than 128 characters is refused before any lookup, and not echoed', async () => {
+    const long = `p${'9'.repeat(4000)}`;
+    for (const path of [`/projects/${long}`, `/projects/${long}/rows?page=1`, `/projects/${pid}/rows/${long}`]) {
+      const r = await t.api('GET', path);
+      expect(r.status).toBe(422);
+      expect(JSON.stringify(r.body)).not.toContain('9'.repeat(200));
+      expect(r.body.detail.message).toMatch(/^(project_id|row_id) is 4001 characters long; ids are at most 128$/);
+    }
+    // Still a 401 first for a caller without a key: nothing about the request is judged before that.
+    expect((await fetch(`${t.url}/projects/${long}`)).status).toBe(401);
+  });
+
   test('every answer, refusals included, carries x-request-id, also in its access-log line', async () => {
     const ids: string[] = [];
     const { lines } = await captureLog(async () => {
