@@ -117,7 +117,9 @@ export function loadConfig(env: Env = process.env): Config {
     basePath: basePath(env.BASE_PATH),
     databaseUrl: env.DATABASE_URL || 'sqlite:./data/workflow.sqlite',
     redisUrl: env.REDIS_URL || undefined,
-    workers: int(env, 'WORKERS', 1),
+    // A process opening one door runs no jobs when Redis carries them to the workers (DESIGN §2);
+    // without Redis its in-process queue has no other consumer, so it runs its own.
+    workers: int(env, 'WORKERS', (env.SERVE ?? 'all') === 'all' || !env.REDIS_URL ? 1 : 0),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1),
     queue: queueOptions(env),
     providerMode: oneOf(env, 'PROVIDER_MODE', ['live', 'sandbox'] as const, 'live'),

@@ -253,5 +253,7 @@ export interface Storage {
   oauthIdentities: OAuthIdentityRepo;
   /** Liveness of the database, for health checks. */
   ping(): Promise<void>;
+  /** Migrations of this code the database has not applied yet (empty once start-up migrated it). */
+  pendingMigrations(): Promise<string[]>;
   close(): Promise<void>;
 }

@@ -186,6 +186,8 @@ export class InProcessQueue implements JobQueue {
     }
   }
 
+  async ping(): Promise<void> {}
+
   async stats(): Promise<QueueStats> {
     const c = this.counters;
     return {

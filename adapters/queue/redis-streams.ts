@@ -763,6 +763,10 @@ export class RedisStreamsQueue implements JobQueue {
     }
   }
 
+  async ping(): Promise<void> {
+    await this.cmd.ping();
+  }
+
   async stats(): Promise<QueueStats> {
     const [length, pending, delayed, dead] = (await stats.run(
       this.cmd,

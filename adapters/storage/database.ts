@@ -29,14 +29,24 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   return { db, dialect, close: () => db.destroy() };
 }
 
-/** Brings the schema up to date; run on every start (it is a no-op when nothing is pending). */
-export async function migrateToLatest(database: Database): Promise<void> {
-  const migrator = new Migrator({
+function migratorOf(database: Database): Migrator {
+  return new Migrator({
     db: database.db,
     provider: migrationProvider(database.dialect.schema),
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
   });
+}
+
+/** Names of the migrations this code knows that the database has not applied (a readiness check). */
+export async function pendingMigrations(database: Database): Promise<string[]> {
+  const migrations = await migratorOf(database).getMigrations();
+  return migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+/** Brings the schema up to date; run on every start (it is a no-op when nothing is pending). */
+export async function migrateToLatest(database: Database): Promise<void> {
+  const migrator = migratorOf(database);
   const { error, results } = await migrator.migrateToLatest();
   for (const r of results ?? []) {
     if (r.status === 'Success') log.info('migration applied', { migration: r.migrationName });

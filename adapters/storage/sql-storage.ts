@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Storage } from '../../core/storage.ts';
-import { type Database, migrateToLatest, openDatabase } from './database.ts';
+import { type Database, migrateToLatest, openDatabase, pendingMigrations } from './database.ts';
 import { SqlIcpRepo } from './icp-repo.ts';
 import { SqlIcpScoreRunRepo } from './icp-score-run-repo.ts';
 import { SqlOAuthIdentityRepo } from './oauth-identity-repo.ts';
@@ -34,6 +34,7 @@ export async function openStorage(url: string, options: { migrate?: boolean; poo
     ping: async () => {
       await sql`SELECT 1`.execute(database.db);
     },
+    pendingMigrations: () => pendingMigrations(database),
     close: () => database.close(),
   };
 }

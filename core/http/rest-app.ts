@@ -10,6 +10,7 @@ import { accessLog, accessRecord } from './access-log.ts';
 import { errorResponse, outcomeResponse } from './error-response.ts';
 import { renderMetrics } from '../metrics/prometheus.ts';
 import { apiDocs, openapiOperation } from './openapi.ts';
+import { healthRoutes } from './health.ts';
 import { mediaTypeRefusal } from './request-checks.ts';
 import { restEdge } from './rest-edge.ts';
 import { jsonQueryNames, readJson, restQuery } from './rest-input.ts';
@@ -36,14 +37,15 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
   const docs = `${basePath}/docs`;
   const routes = routeMethods([
     ...ops.map((op) => ({ method: op.method, path: basePath + op.path })),
-    ...[docs, `${docs}/json`, `${docs}/assets/:file`, '/metrics'].map((path) => ({ method: 'GET', path })),
+    ...[docs, `${docs}/json`, `${docs}/assets/:file`, '/metrics', '/health', '/ready'].map((path) => ({ method: 'GET', path })),
   ]);
   const app = new Elysia({ name: 'workflow-rest' })
     // The later wrap runs outside the earlier one: the access log (one line and an x-request-id
     // for every request, whatever answers it) sees what the edge refuses before routing.
     .wrap(restEdge(kernel.config, routes) as never)
     .wrap(accessLog as never)
-    .use(apiDocs(kernel.config));
+    .use(apiDocs(kernel.config))
+    .use(healthRoutes(kernel));
 
   // Operators' view of the queues (Prometheus text). Outside BASE_PATH, like every scrape target.
   app.get(

@@ -128,6 +128,8 @@ export interface JobQueue {
    */
   close(): Promise<void>;
   stats(): Promise<QueueStats>;
+  /** Rejects when the queue's server does not answer (Redis); the in-process queue always answers. */
+  ping(): Promise<void>;
   /** The newest dead-lettered jobs first. */
   listDead(limit?: number): Promise<DeadJob[]>;
   /** Puts dead jobs back on the queue with a fresh attempt count; answers how many were re-driven. */
