@@ -8,9 +8,11 @@ import { presentedKeyPrefix } from '../services/api-keys.ts';
 import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
 import { failureOf } from '../operations/outcome.ts';
+import { MAX_ID_LENGTH } from '../operations/run-operation.ts';
 import { errorEnvelope, failureEnvelope } from './envelope.ts';
 import { type McpAuthContext, type McpCaller, authenticateMcp } from './mcp-auth.ts';
 import { createMcpServer } from './mcp-server.ts';
+import { corsHeaders, type OriginGuard } from './origin-guard.ts';
 import { type McpUrls, protectedResourceMetadata } from './resource-urls.ts';
 import { statusPage } from './status-page.ts';
 import type { McpTool } from './tool-table.ts';
@@ -24,6 +26,7 @@ export interface McpHostContext {
   tools: McpTool[];
   byName: Map<string, McpTool>;
   auth: McpAuthContext;
+  guard: OriginGuard;
 }
 
 /** HTTP 401 with the RFC 9728 pointer, and the `unauthorized` envelope as body. */
@@ -68,13 +71,37 @@ async function readRpcBody(ctx: McpHostContext, request: Request): Promise<RpcBo
 const isToolCall = (message: unknown): boolean =>
   typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'tools/call';
 
-/** The project_id argument of a single tools/call message whose tool reads a project. */
+/** The project_id argument of a single tools/call message whose tool reads a project (not one too long to be an id). */
 function projectNamed(ctx: McpHostContext, message: unknown): string | undefined {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
   const { method, params } = message as { method?: unknown; params?: { name?: unknown; arguments?: { project_id?: unknown } } };
   if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
   const projectId = params.arguments?.project_id;
-  return ctx.byName.get(params.name)?.op.project && typeof projectId === 'string' && projectId !== '' ? projectId : undefined;
+  if (typeof projectId !== 'string' || projectId === '' || projectId.length > MAX_ID_LENGTH) return undefined;
+  return ctx.byName.get(params.name)?.op.project ? projectId : undefined;
+}
+
+/** MCP 2025-11-25 removed JSON-RPC batches: one message per POST. */
+const batchRefusal = () =>
+  Response.json(
+    {
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported (MCP 2025-11-25); send one message per POST' },
+      id: null,
+    },
+    { status: 400 },
+  );
+
+/**
+ * Refuses a batch. A body read before authentication was parsed then; any other is read now and
+ * handed on as it came (the transport answers its size and syntax).
+ */
+async function singleMessage(body: RpcBody): Promise<RpcBody | Response> {
+  if (body.parsed !== undefined) return Array.isArray(body.parsed) ? batchRefusal() : body;
+  const { request } = body;
+  const text = await request.text();
+  if (/^\s*\[/.test(text)) return batchRefusal();
+  return { request: new Request(request.url, { method: 'POST', headers: request.headers, body: text }) };
 }
 
 /**
@@ -118,6 +145,8 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
       { status: 405, headers: { allow: 'POST' } },
     );
   }
+  const message = await singleMessage(body);
+  if (message instanceof Response) return message;
   // Tool calls name this request's id in their internal_error and unavailable answers, as the access log does.
   authInfo.extra = { ...authInfo.extra, requestId };
   const server = createMcpServer(ctx.kernel, ctx.tools, ctx.byName);
@@ -128,7 +157,10 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(body.request, { authInfo, ...(body.parsed !== undefined ? { parsedBody: body.parsed } : {}) });
+    return await transport.handleRequest(message.request, {
+      authInfo,
+      ...(message.parsed !== undefined ? { parsedBody: message.parsed } : {}),
+    });
   } finally {
     await server.close();
   }
@@ -141,7 +173,18 @@ export function mcpApp(context: () => McpHostContext) {
     return Response.json(protectedResourceMetadata(ctx.kernel.config, ctx.urls), { headers: { 'cache-control': 'public, max-age=3600' } });
   };
   const health = () => Response.json({ status: 'ok' });
-  const mcp = ({ request }: { request: Request }) => handleMcp(context(), request);
+  const mcp = async ({ request }: { request: Request }) => {
+    const ctx = context();
+    // Before anything else, credentials included: a page in a browser gets nothing from this host.
+    const refusal = ctx.guard.refusal(request);
+    if (refusal) return refusal;
+    const crossOrigin = ctx.guard.crossOrigin(request);
+    if (!crossOrigin) return handleMcp(ctx, request);
+    if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: corsHeaders(crossOrigin, true) });
+    const response = await handleMcp(ctx, request);
+    for (const [name, value] of Object.entries(corsHeaders(crossOrigin, false))) response.headers.set(name, value);
+    return response;
+  };
   return (
     new Elysia({ name: 'workflow-mcp' })
       // Outermost: one access-log line and an x-request-id for every request, whatever answers it.

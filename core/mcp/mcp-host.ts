@@ -3,6 +3,7 @@ import { log } from '../log.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 import { createJwtVerifier } from './jwt-verifier.ts';
 import { type McpHostContext, mcpApp } from './mcp-app.ts';
+import { originGuard } from './origin-guard.ts';
 import { acceptedAudiences, mcpUrls } from './resource-urls.ts';
 import { buildTools } from './tool-table.ts';
 
@@ -37,12 +38,14 @@ export function startMcpHost(kernel: Kernel, ops: AnyOperation[]): RunningMcpHos
     tools,
     byName: new Map(tools.map((t) => [t.op.name, t])),
     auth: { kernel, resource: urls.resource, verifyJwt },
+    guard: originGuard(config, urls),
   };
   log.info('MCP server listening', {
     url: urls.mcpUrl,
     resource: urls.resource,
     tools: tools.length,
     oauth_issuer: config.oauthIssuer ?? null,
+    allowed_origins: config.mcpAllowedOrigins,
   });
   return { url: urls.mcpUrl, stop: async () => void (await app.stop()) };
 }
