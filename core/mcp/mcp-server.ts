@@ -1,19 +1,22 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   type CallToolResult,
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
+  RequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
+import type { AnyOperation } from '../operations/operation.ts';
 import { runCall } from '../operations/run-operation.ts';
+import { inArgumentTerms } from './argument-names.ts';
 import { outcomeEnvelope, toolResult } from './envelope.ts';
 import { callerOf } from './mcp-auth.ts';
-import { decodeArguments } from './tool-arguments.ts';
+import { type DecodedArguments, decodeArguments } from './tool-arguments.ts';
 import type { McpTool } from './tool-table.ts';
 
 const INSTRUCTIONS =
@@ -36,15 +39,59 @@ export async function callTool(
   args: Record<string, unknown> | undefined,
   authInfo: AuthInfo | undefined,
 ): Promise<CallToolResult> {
+  let decoded: DecodedArguments | undefined;
+  // What is wrong with the arguments beyond the path ids is told after the ownership check, as
+  // REST tells a bad body: the operation runs only once its arguments have passed.
+  const op: AnyOperation = {
+    ...tool.op,
+    handler: (ctx) => {
+      decoded?.check();
+      return tool.op.handler(ctx);
+    },
+  };
   const outcome = await runCall(kernel, {
-    op: tool.op,
+    op,
     requestId: requestIdOf(authInfo),
     // Each tool call is one request against the plan's rate and monthly grant, as a REST call is.
     credentials: { caller: callerOf(authInfo) },
-    input: () => decodeArguments(tool.args, args),
+    input: () => {
+      decoded = decodeArguments(tool.op, tool.args, args);
+      return decoded;
+    },
   });
-  return toolResult(outcomeEnvelope(outcome));
+  return toolResult(outcomeEnvelope(outcome.ok ? outcome : { ...outcome, failure: inArgumentTerms(outcome.failure, tool.renames) }));
 }
+
+/**
+ * A JSON-RPC error as the SDK sends it (its `code`, its `message`). Not an McpError: that one's
+ * message starts "MCP error -32602:", and every client prefixes what it receives with that again.
+ */
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The tool and arguments a tools/call names; bad params are -32602 with a short message. */
+function toolCallOf(params: unknown, byName: Map<string, McpTool>): { tool: McpTool; args?: Record<string, unknown> } {
+  const invalid = (message: string) => new RpcError(ErrorCode.InvalidParams, message);
+  const listing = `tools/list names the ${byName.size} tools`;
+  if (typeof params !== 'object' || params === null) throw invalid('tools/call needs params {"name": "<tool>", "arguments": {…}}');
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  if (typeof name !== 'string' || name === '') throw invalid(`params.name must be a tool's name (a string); ${listing}`);
+  const tool = byName.get(name);
+  if (!tool) throw invalid(`Unknown tool "${name.length > 64 ? `${name.slice(0, 64)}…` : name}"; ${listing}`);
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    throw invalid(`params.arguments must be an object of the tool's arguments by name, or left out`);
+  }
+  return { tool, args: args as Record<string, unknown> | undefined };
+}
+
+/** tools/call with its params unchecked by the SDK (toolCallOf checks them). */
+const ToolCallRequest = RequestSchema.extend({ method: CallToolRequestSchema.shape.method });
 
 /**
  * The server's JSON Schema validator (used by the SDK for elicitation only). Each SDK server would
@@ -61,18 +108,19 @@ export function createMcpServer(kernel: Kernel, tools: McpTool[], byName: Map<st
   const server = new Server(
     { name: 'workflow-service', title: 'Workflow Service', version: '1.0.0' },
     {
-      capabilities: { tools: { listChanged: false } },
+      // logging: the SDK answers logging/setLevel (the tools send no log messages yet).
+      capabilities: { tools: { listChanged: false }, logging: {} },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: sharedValidator,
     },
   );
   const listing = tools.map((t) => t.definition);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const tool = byName.get(request.params.name);
-    if (!tool)
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; call tools/list for the ${tools.length} tools`);
-    return callTool(kernel, tool, request.params.arguments, extra.authInfo);
+  // Registered as Protocol registers any handler: Server's own registration checks tools/call
+  // params with a schema whose failures answer -32603 with the validator's dump.
+  Protocol.prototype.setRequestHandler.call(server, ToolCallRequest, async (request, extra) => {
+    const { tool, args } = toolCallOf(request.params, byName);
+    return callTool(kernel, tool, args, extra.authInfo);
   });
   return server;
 }

@@ -1,7 +1,8 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
-import { ServiceError } from '../errors.ts';
+import { type FieldError, ServiceError } from '../errors.ts';
 import type { CallInput } from '../operations/call-input.ts';
 import type { AnyOperation } from '../operations/operation.ts';
+import { MAX_ID_LENGTH } from '../operations/run-operation.ts';
 
 /** A JSON Schema as sent to MCP clients (plain data: TypeBox's symbol keys stripped). */
 export type JsonSchema = Record<string, unknown>;
@@ -91,6 +92,37 @@ export function toolArguments(op: AnyOperation, notes: Record<string, string> = 
   return { inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false }, specs };
 }
 
+/** Whether an argument names ids (builder_id, tool_id, project_id in a body, col_ids_json, row_ids_json…). */
+const carriesIds = (spec: ArgumentSpec) => /_ids?$/.test(spec.field);
+
+/** Details this door wrote, already in the tool's terms (argument names as the caller sent them). */
+const toldInArguments = new WeakSet<object>();
+
+export const inArgumentsAlready = (detail: unknown): boolean =>
+  typeof detail === 'object' && detail !== null && toldInArguments.has(detail);
+
+/** A validation failure of the arguments, with the status REST answers for invalid input of the same operation. */
+function invalidArguments(op: AnyOperation, message: string, errors: FieldError[], status = op.invalidStatus ?? 422): ServiceError {
+  const detail = { message, errors };
+  toldInArguments.add(detail);
+  return new ServiceError('validation_error', detail, { status });
+}
+
+/**
+ * Refuses an overlong id before anything looks it up, without repeating it (it may be megabytes);
+ * the pipeline does the same for path ids.
+ */
+function checkIds(op: AnyOperation, spec: ArgumentSpec, value: unknown): void {
+  const ids = Array.isArray(value) ? value : [value];
+  ids.forEach((id, i) => {
+    if (typeof id !== 'string' || id.length <= MAX_ID_LENGTH) return;
+    const path = Array.isArray(value) ? `${spec.name}[${i}]` : spec.name;
+    throw invalidArguments(op, `${path} is ${id.length} characters long; ids are at most ${MAX_ID_LENGTH}`, [
+      { path, message: `is longer than ${MAX_ID_LENGTH} characters` },
+    ]);
+  });
+}
+
 function parseJson(name: string, text: string): unknown {
   try {
     return JSON.parse(text);
@@ -103,58 +135,95 @@ function parseJson(name: string, text: string): unknown {
   }
 }
 
+/** Up to 64 characters of a name the caller sent, for a message that names it. */
+const shown = (name: string) => (name.length > 64 ? `${name.slice(0, 64)}…` : name);
+
+/** The tool's arguments as the call pipeline takes them, plus the checks that wait for the ownership check. */
+export interface DecodedArguments extends CallInput {
+  /**
+   * Throws what is wrong with the arguments beyond the path ids: unknown names, a bad
+   * idempotency_key. Run after the ownership check (as REST validates its body), so another
+   * workspace's project or ICP is a 404 whatever the other arguments hold; the body and the JSON
+   * query arguments run it first when read.
+   */
+  check(): void;
+}
+
 /**
- * Turns tool arguments back into the call's path, query and body. Only what the schema cannot catch
- * later is checked here: unknown argument names and missing path parameters. JSON text is parsed
- * once, when the pipeline reads that part (malformed → parse_error naming the argument); a JSON
- * argument sent as a value rather than as text is taken as that value (agents do this often).
+ * Turns tool arguments back into the call's path, query and body, as REST's door does: path ids
+ * now (the pipeline checks ownership with them), everything else when the pipeline reads it, after
+ * the ownership check. JSON text is parsed when read (malformed → parse_error naming the argument);
+ * a JSON argument sent as a value rather than as text is taken as that value (agents do this often).
  */
-export function decodeArguments(tool: ToolArguments, args: Record<string, unknown> = {}): CallInput {
+export function decodeArguments(op: AnyOperation, tool: ToolArguments, args: Record<string, unknown> = {}): DecodedArguments {
   const byName = new Map(tool.specs.map((s) => [s.name, s]));
   const unknown = Object.keys(args).filter((k) => !byName.has(k));
+  const late: ServiceError[] = [];
   if (unknown.length) {
     const allowed = tool.specs.map((s) => s.name).join(', ') || 'none';
-    throw new ServiceError('validation_error', {
-      message: `Unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; this tool takes: ${allowed}`,
-      errors: unknown.map((k) => ({ path: k, message: 'is not an argument of this tool' })),
-    });
+    const names = unknown.slice(0, 5).map(shown);
+    late.push(
+      invalidArguments(
+        op,
+        `Unknown argument${unknown.length > 1 ? 's' : ''} ${names.join(', ')}${unknown.length > 5 ? ', …' : ''}; this tool takes: ${allowed}`,
+        names.map((k) => ({ path: k, message: 'is not an argument of this tool' })),
+      ),
+    );
   }
+  const check = () => {
+    if (late[0]) throw late[0];
+  };
   const params: Record<string, string> = {};
   const query: CallInput['query'] = {};
   const bodyFields: [ArgumentSpec, unknown][] = [];
   let idempotencyKey: string | undefined;
-  const decode = (spec: ArgumentSpec, v: unknown) => (spec.json && typeof v === 'string' ? parseJson(spec.name, v) : v);
+  const decode = (spec: ArgumentSpec, v: unknown) => {
+    const value = spec.json && typeof v === 'string' ? parseJson(spec.name, v) : v;
+    if (carriesIds(spec)) checkIds(op, spec, value);
+    return value;
+  };
   for (const spec of tool.specs) {
     const value = args[spec.name];
     if (spec.from === 'idempotency') {
-      if (value !== undefined && (typeof value !== 'string' || value === '')) {
-        throw new ServiceError('validation_error', {
-          message: 'idempotency_key must be a non-empty string',
-          errors: [{ path: spec.name, message: 'must be a string' }],
-        });
-      }
-      idempotencyKey = value as string | undefined;
+      if (value === undefined || (typeof value === 'string' && value !== '')) idempotencyKey = value;
+      // 422 as REST answers a bad Idempotency-Key header, whatever the operation's invalid-input status.
+      else
+        late.push(
+          invalidArguments(
+            op,
+            'idempotency_key must be a non-empty string',
+            [{ path: spec.name, message: 'must be a non-empty string' }],
+            422,
+          ),
+        );
     } else if (spec.from === 'params') {
+      // Path ids stay as sent: the pipeline refuses an overlong one before its ownership lookup.
       if (typeof value !== 'string' || value === '') {
-        throw new ServiceError('validation_error', {
-          message: `${spec.name} is required (a string)`,
-          errors: [{ path: spec.name, message: 'is required' }],
-        });
+        throw invalidArguments(op, `${spec.name} is required (a string)`, [{ path: spec.name, message: 'is required' }]);
       }
       params[spec.field] = value;
     } else if (value === undefined || value === null) {
       if (spec.from === 'body' && value === null) bodyFields.push([spec, null]);
     } else if (spec.from === 'query') {
       // Scalars travel as a URL would carry them (the pipeline converts "5" → 5 where the schema asks).
-      query[spec.field] = spec.json ? () => decode(spec, value) : typeof value === 'string' ? value : String(value);
+      query[spec.field] =
+        spec.json || carriesIds(spec)
+          ? () => {
+              check();
+              return decode(spec, value);
+            }
+          : typeof value === 'string'
+            ? value
+            : String(value);
     } else {
       bodyFields.push([spec, value]);
     }
   }
   const body = () => {
+    check();
     const whole = bodyFields.find(([spec]) => spec.field === '');
     if (whole) return decode(...whole);
     return Object.fromEntries(bodyFields.map(([spec, v]) => [spec.field, decode(spec, v)]));
   };
-  return { params, query, body, ...(idempotencyKey ? { idempotencyKey } : {}) };
+  return { params, query, body, check, ...(idempotencyKey ? { idempotencyKey } : {}) };
 }

@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AnyOperation } from '../operations/operation.ts';
 import type { PluginRegistry } from '../plugins/registry.ts';
+import { renamedFields } from './argument-names.ts';
 import { type JsonSchema, type ToolArguments, toolArguments } from './tool-arguments.ts';
 
 /** An operation of the table as an MCP tool: its listing and how its arguments map back. */
@@ -8,6 +9,8 @@ export interface McpTool {
   op: AnyOperation;
   args: ToolArguments;
   definition: Tool;
+  /** REST field → argument, for validation errors told in the tool's terms. */
+  renames: Map<string, string>;
 }
 
 /** The envelope as JSON Schema, `data` being the operation's REST response schema. */
@@ -58,6 +61,6 @@ export function buildTools(ops: AnyOperation[], plugins: PluginRegistry): McpToo
           destructiveHint: op.hint === 'destructive',
         },
       };
-      return { op, args, definition };
+      return { op, args, definition, renames: renamedFields(args.specs) };
     });
 }

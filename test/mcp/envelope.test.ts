@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../core/errors.ts';
+import { inArgumentTerms } from '../../core/mcp/argument-names.ts';
 import { errorEnvelope, failureEnvelope, success, toolResult } from '../../core/mcp/envelope.ts';
 import { decodeArguments, toolArguments } from '../../core/mcp/tool-arguments.ts';
 import { defineOperation } from '../../core/operations/operation.ts';
@@ -94,7 +95,7 @@ describe('tool arguments generated from an operation', () => {
   });
 
   test('decoding gives the REST shapes back: text query values, lazily parsed JSON query values and body', () => {
-    const call = decodeArguments(tool, {
+    const call = decodeArguments(op, tool, {
       thing_id: 't1',
       page: 2,
       where_json: '{"a":1}',
@@ -109,14 +110,104 @@ describe('tool arguments generated from an operation', () => {
   });
 
   test('malformed JSON in a query argument fails only when it is read, naming the argument', () => {
-    const call = decodeArguments(tool, { thing_id: 't1', label: 'x', where_json: '{oops' });
+    const call = decodeArguments(op, tool, { thing_id: 't1', label: 'x', where_json: '{oops' });
     expect(() => (call.query.where as () => unknown)()).toThrow(
       expect.objectContaining({ code: 'parse_error', status: 400, detail: expect.objectContaining({ argument: 'where_json' }) }),
     );
   });
 
   test('malformed JSON in a body argument fails only when the body is read', () => {
-    const call = decodeArguments(tool, { thing_id: 't1', label: 'x', tags_json: '[oops' });
+    const call = decodeArguments(op, tool, { thing_id: 't1', label: 'x', tags_json: '[oops' });
     expect(() => call.body()).toThrow(expect.objectContaining({ code: 'parse_error', status: 400 }));
+  });
+});
+
+describe('what waits for the ownership check', () => {
+  const op = defineOperation({
+    name: 'demo_rows',
+    summary: 'Demo',
+    description: 'Demo operation.',
+    hint: 'write',
+    method: 'POST',
+    path: '/things/{thing_id}/rows',
+    params: Type.Object({ thing_id: Type.String() }),
+    body: Type.Object({ rows: Type.Array(Type.Unknown()), owner_id: Type.Optional(Type.String()) }),
+    invalidStatus: 403,
+    response: Type.Object({}),
+    handler: async () => ({}),
+  });
+  const tool = toolArguments(op);
+
+  test('path ids are decoded at once; a missing one is refused with the operation’s invalid status', () => {
+    expect(decodeArguments(op, tool, { thing_id: 't1', rows_json: '[]' }).params).toEqual({ thing_id: 't1' });
+    expect(() => decodeArguments(op, tool, { rows_json: '[]' })).toThrow(
+      expect.objectContaining({
+        code: 'validation_error',
+        status: 403,
+        detail: expect.objectContaining({ errors: [{ path: 'thing_id', message: 'is required' }] }),
+      }),
+    );
+  });
+
+  test('unknown arguments and a bad idempotency_key are told by check() and by the body, not when decoding', () => {
+    const decoded = decodeArguments(op, tool, { thing_id: 't1', rows_json: '[]', colour: 'red', idempotency_key: 5 });
+    expect(decoded.idempotencyKey).toBeUndefined();
+    const unknown = expect.objectContaining({
+      status: 403,
+      detail: expect.objectContaining({ message: expect.stringMatching(/^Unknown argument colour;/) }),
+    });
+    expect(() => decoded.check()).toThrow(unknown);
+    expect(() => decoded.body()).toThrow(unknown);
+    const badKey = decodeArguments(op, tool, { thing_id: 't1', rows_json: '[]', idempotency_key: '' });
+    expect(() => badKey.check()).toThrow(
+      expect.objectContaining({
+        status: 422,
+        detail: expect.objectContaining({ errors: [{ path: 'idempotency_key', message: 'must be a non-empty string' }] }),
+      }),
+    );
+  });
+
+  test('an overlong id in a body argument is refused when the body is read, without its text', () => {
+    const decoded = decodeArguments(op, tool, { thing_id: 't1', rows_json: '[]', owner_id: 'o'.repeat(129) });
+    expect(() => decoded.body()).toThrow(
+      expect.objectContaining({
+        status: 403,
+        detail: {
+          message: 'owner_id is 129 characters long; ids are at most 128',
+          errors: [{ path: 'owner_id', message: 'is longer than 128 characters' }],
+        },
+      }),
+    );
+  });
+});
+
+describe('validation errors in the tool’s terms', () => {
+  const renames = new Map([
+    ['rows', 'rows_json'],
+    ['form_data', 'form_data_json'],
+  ]);
+  const failure = (detail: Record<string, unknown> | string) => ({ code: 'validation_error' as const, status: 422, detail, headers: {} });
+
+  test('error paths and the fields a message names as fields take the argument’s name; REST’s "Invalid body" reads "Invalid arguments"', () => {
+    expect(
+      inArgumentTerms(
+        failure({ message: 'Invalid body: form_data.x expected string', errors: [{ path: 'form_data.x', message: 'expected string' }] }),
+        renames,
+      ).detail,
+    ).toEqual({
+      message: 'Invalid arguments: form_data_json.x expected string',
+      errors: [{ path: 'form_data_json.x', message: 'expected string' }],
+    });
+    expect(inArgumentTerms(failure({ message: 'rows[2]: Missing required columns: Name.', row_index: 2 }), renames).detail).toEqual({
+      message: 'rows_json[2]: Missing required columns: Name.',
+      row_index: 2,
+    });
+  });
+
+  test('the same word in prose, in quotes, or inside another name stays; other codes are left alone', () => {
+    const prose = { message: 'The project would hold 2,000 rows per project; no column is named "rows"; see max_rows' };
+    expect(inArgumentTerms(failure(prose), renames).detail).toEqual(prose);
+    const forbidden = { code: 'forbidden' as const, status: 403, detail: { message: 'rows[0] is over quota' }, headers: {} };
+    expect(inArgumentTerms(forbidden, renames)).toBe(forbidden);
   });
 });
