@@ -48,9 +48,14 @@ describe.each(DIALECTS)('MCP tools/list on %s', (dialect) => {
     for (const name of [...SPEC_TOOLS, ...DESIGN_TOOLS]) expect(tools.has(name)).toBe(true);
   });
 
-  test('every REST operation is a tool: one definition, two doors', async () => {
+  test('every REST operation but the REST-only ones is a tool: one definition, two doors', async () => {
     const { operations } = await import('../../core/operations/index.ts');
-    expect([...tools.keys()].sort()).toEqual(operations.map((op) => op.name).sort());
+    expect([...tools.keys()].sort()).toEqual(
+      operations
+        .filter((op) => !op.restOnly)
+        .map((op) => op.name)
+        .sort(),
+    );
   });
 
   test('agent hints become annotations: read-only, write and destructive', () => {
