@@ -61,6 +61,8 @@ async function runSuite(url: string): Promise<Map<string, Check[]>> {
     const proc = Bun.spawn([process.execPath, CONFORMANCE, 'server', '--url', url, '--suite', 'all', '--output-dir', out], {
       stdout: 'pipe',
       stderr: 'pipe',
+      // Loopback only, even where the environment names an HTTP proxy.
+      env: { ...process.env, NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost' },
     });
     const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     const results = new Map<string, Check[]>();
