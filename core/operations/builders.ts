@@ -25,5 +25,28 @@ export const listBuilders = defineOperation({
       schema: Type.Unknown(),
     }),
   ),
+  example: {
+    response: [
+      {
+        builder_id: 'google_maps_search',
+        name: 'Google Maps search',
+        description:
+          'Finds businesses with a Google Maps text search (for example "dentists in Lyon") and creates one row per place with name, address, phone, website, rating and category. Live mode needs GOOGLE_MAPS_API_KEY. Costs 1 credit per row.',
+        category: 'companies',
+        cost: { credits: 1, per: 'row' },
+        max_rows: 500,
+        form_data: { query: '', max_results: '' },
+        schema: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['query', 'max_results'],
+          properties: {
+            query: { type: 'string', minLength: 1, description: 'What and where, as typed in Google Maps.' },
+            max_results: { type: 'integer', minimum: 1, maximum: 500, description: 'Rows to create, 1 to 500.' },
+          },
+        },
+      },
+    ],
+  },
   handler: async ({ kernel }) => kernel.plugins.listBuilders().map(builderCatalogItem),
 });

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { columnView, createColumn, runColumns } from '../services/columns.ts';
+import { EXAMPLE_COLUMNS, EXAMPLE_IDS, EXAMPLE_TOOL_COLUMN } from './examples.ts';
 import { defineOperation } from './operation.ts';
 import { ColumnSchema, ProjectIdParams, WaterfallStepSchema } from './schemas.ts';
 
@@ -14,6 +15,7 @@ export const listColumns = defineOperation({
   params: ProjectIdParams,
   project: true,
   response: Type.Array(ColumnSchema),
+  example: { params: { project_id: EXAMPLE_IDS.project }, response: EXAMPLE_COLUMNS },
   handler: async ({ kernel, project }) => (await kernel.storage.projects.columns(project)).map(columnView),
 });
 
@@ -49,6 +51,17 @@ export const createColumnOp = defineOperation({
   ),
   successStatus: 201,
   response: ColumnSchema,
+  example: {
+    params: { project_id: EXAMPLE_IDS.project },
+    body: {
+      name: 'Domain',
+      tool_id: 'domain_normalizer',
+      config: { value: '{{Website}}' },
+      auto_run: true,
+      run_condition: 'Website != null',
+    },
+    response: EXAMPLE_TOOL_COLUMN,
+  },
   handler: ({ kernel, project, body }) => createColumn(kernel, project, body),
 });
 
@@ -70,5 +83,6 @@ export const runPendingColumns = defineOperation({
     { additionalProperties: false },
   ),
   response: Type.Object({ queued: Type.Integer({ description: 'Cells queued.' }) }),
+  example: { params: { project_id: EXAMPLE_IDS.project }, body: { col_ids: [EXAMPLE_IDS.domainColumn] }, response: { queued: 20 } },
   handler: ({ kernel, project, body }) => runColumns(kernel, project, body),
 });

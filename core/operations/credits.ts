@@ -21,6 +21,7 @@ export const getCredits = defineOperation({
       { description: 'Spending per builder or tool, largest first.' },
     ),
   }),
+  example: { response: { balance: 4980, plan: 'pro', api_access: true, usage: [{ plugin_id: 'google_maps_search', credits: 20 }] } },
   handler: async ({ kernel, workspace }) => ({
     balance: await kernel.storage.credits.balance(workspace.id),
     plan: workspace.plan,

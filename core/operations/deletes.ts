@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { settleBuilderCredits } from '../credits/charges.ts';
+import { EXAMPLE_IDS } from './examples.ts';
 import { defineOperation } from './operation.ts';
 import { ProjectIdParams } from './schemas.ts';
 
@@ -13,6 +14,7 @@ export const deleteProject = defineOperation({
   params: ProjectIdParams,
   project: true,
   response: Type.Object({ deleted: Type.Literal(true) }),
+  example: { params: { project_id: EXAMPLE_IDS.project }, response: { deleted: true } },
   handler: async ({ kernel, project }) => {
     await kernel.storage.projects.softDelete(project.pk);
     // A build that had not finished gives back what it did not spend (the run itself stops at its next page).
@@ -36,6 +38,7 @@ export const deleteRows = defineOperation({
   project: true,
   body: Type.Object({ row_ids: Type.Array(Type.String(), { minItems: 1, maxItems: 10_000 }) }, { additionalProperties: false }),
   response: Type.Object({ deleted: Type.Integer({ description: 'Rows deleted.' }) }),
+  example: { params: { project_id: EXAMPLE_IDS.project }, body: { row_ids: ['21', '22'] }, response: { deleted: 2 } },
   handler: async ({ kernel, project, body }) => {
     const seqs = [...new Set(body.row_ids.filter((id) => /^[1-9]\d{0,15}$/.test(id)).map(Number))];
     return { deleted: await kernel.storage.rows.softDelete(project.pk, seqs) };

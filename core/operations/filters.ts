@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { checkFilterGroups } from '../rows/filter-parse.ts';
 import { FilterGroups, type FilterGroupsInput } from '../rows/filter-schema.ts';
 import { fits } from '../schema/validate.ts';
+import { EXAMPLE_FILTER_GROUPS, EXAMPLE_IDS } from './examples.ts';
 import { defineOperation } from './operation.ts';
 import { ProjectIdParams } from './schemas.ts';
 
@@ -27,6 +28,7 @@ export const getFilters = defineOperation({
   params: ProjectIdParams,
   project: true,
   response: FiltersBody,
+  example: { params: { project_id: EXAMPLE_IDS.project }, response: { filter_groups: EXAMPLE_FILTER_GROUPS } },
   handler: async ({ project }) => ({ filter_groups: filterGroups(project.savedFilters) }),
 });
 
@@ -42,6 +44,11 @@ export const setFilters = defineOperation({
   project: true,
   body: Type.Object({ filter_groups: Type.Array(Type.Unknown()) }, { additionalProperties: false }),
   response: FiltersBody,
+  example: {
+    params: { project_id: EXAMPLE_IDS.project },
+    body: { filter_groups: EXAMPLE_FILTER_GROUPS },
+    response: { filter_groups: EXAMPLE_FILTER_GROUPS },
+  },
   handler: async ({ kernel, project, body }) => {
     checkFilterGroups(body.filter_groups, await kernel.storage.projects.columns(project));
     const saved = filterGroups(body.filter_groups);

@@ -15,6 +15,7 @@ import {
 } from '../services/icps.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Workspace } from '../model.ts';
+import { EXAMPLE_ICP, EXAMPLE_ICP_DEFINITION, EXAMPLE_IDS, EXAMPLE_SCORE_COLUMN, EXAMPLE_TIMES, EXAMPLE_TOP_MATCHES } from './examples.ts';
 import { defineOperation } from './operation.ts';
 import { ColumnSchema } from './schemas.ts';
 
@@ -48,6 +49,7 @@ export const listIcps = defineOperation({
   method: 'GET',
   path: '/icps',
   response: Type.Array(IcpSchema),
+  example: { response: [EXAMPLE_ICP] },
   handler: async ({ kernel, workspace }) => (await kernel.storage.icps.list(workspace.id)).map(icpView),
 });
 
@@ -62,6 +64,7 @@ export const createIcpOp = defineOperation({
   body: Type.Object({ name: IcpName, definition: IcpDefinitionSchema }, { additionalProperties: false }),
   successStatus: 201,
   response: IcpSchema,
+  example: { body: { name: EXAMPLE_ICP.name, definition: EXAMPLE_ICP_DEFINITION }, response: EXAMPLE_ICP },
   handler: ({ kernel, workspace, body }) => createIcp(kernel, workspace, body),
 });
 
@@ -75,6 +78,7 @@ export const getIcp = defineOperation({
   params: IcpIdParams,
   owned: ownIcp,
   response: IcpSchema,
+  example: { params: { icp_id: EXAMPLE_IDS.icp }, response: EXAMPLE_ICP },
   handler: async ({ kernel, workspace, params }) => icpView(await findIcp(kernel, workspace, params.icp_id)),
 });
 
@@ -90,6 +94,16 @@ export const updateIcpOp = defineOperation({
   owned: ownIcp,
   body: Type.Object({ name: Type.Optional(IcpName), definition: Type.Optional(IcpDefinitionSchema) }, { additionalProperties: false }),
   response: IcpSchema,
+  example: {
+    params: { icp_id: EXAMPLE_IDS.icp },
+    body: { name: 'Lyon and Villeurbanne dental practices', definition: { industries: ['dentist'], locations: ['Lyon', 'Villeurbanne'] } },
+    response: {
+      ...EXAMPLE_ICP,
+      name: 'Lyon and Villeurbanne dental practices',
+      definition: { industries: ['dentist'], locations: ['Lyon', 'Villeurbanne'] },
+      updatedAt: EXAMPLE_TIMES.updatedAt,
+    },
+  },
   handler: ({ kernel, workspace, params, body }) => updateIcp(kernel, workspace, params.icp_id, body),
 });
 
@@ -103,6 +117,7 @@ export const deleteIcp = defineOperation({
   params: IcpIdParams,
   owned: ownIcp,
   response: Type.Object({ deleted: Type.Literal(true) }),
+  example: { params: { icp_id: EXAMPLE_IDS.icp }, response: { deleted: true } },
   handler: async ({ kernel, workspace, params }) => {
     await findIcp(kernel, workspace, params.icp_id);
     await kernel.storage.icps.delete(workspace.id, params.icp_id);
@@ -170,6 +185,20 @@ export const scoreIcp = defineOperation({
       },
     ),
   }),
+  errors: { 404: 'The icp_id of the path or the project_id of the body names nothing in this workspace.' },
+  example: {
+    params: { icp_id: EXAMPLE_IDS.icp },
+    body: { project_id: EXAMPLE_IDS.project, col_name: 'Fit' },
+    response: {
+      icp_id: EXAMPLE_IDS.icp,
+      project_id: EXAMPLE_IDS.project,
+      run_id: EXAMPLE_IDS.run,
+      status: 'completed',
+      column: EXAMPLE_SCORE_COLUMN,
+      rows_total: 20,
+      preview: { rows_considered: 20, partial: false, scored: 20, average_score: 62.5, top: EXAMPLE_TOP_MATCHES },
+    },
+  },
   handler: ({ kernel, workspace, params, body }) => scoreProject(kernel, workspace, params.icp_id, body),
 });
 
@@ -201,6 +230,23 @@ export const getIcpScoreRun = defineOperation({
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   }),
+  example: {
+    params: { icp_id: EXAMPLE_IDS.icp, run_id: EXAMPLE_IDS.run },
+    response: {
+      run_id: EXAMPLE_IDS.run,
+      icp_id: EXAMPLE_IDS.icp,
+      project_id: EXAMPLE_IDS.project,
+      status: 'completed',
+      column: EXAMPLE_SCORE_COLUMN,
+      rows_total: 20,
+      rows_done: 20,
+      scored: 20,
+      average_score: 62.5,
+      top: EXAMPLE_TOP_MATCHES,
+      error_message: null,
+      ...EXAMPLE_TIMES,
+    },
+  },
   handler: async ({ kernel, workspace, params }) =>
     scoreRunView(kernel, await findScoreRun(kernel, workspace, params.icp_id, params.run_id)),
 });

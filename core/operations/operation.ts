@@ -56,7 +56,17 @@ export interface Operation<
   restOnly?: boolean;
   /** Extra documented error statuses: status → description. */
   errors?: Record<number, string>;
+  /** A typical call and its answer, shown in the API docs; typed by the schemas, checked against them by test/openapi-examples.test.ts. */
+  example?: OperationExample<Static<P>, Static<Q>, Static<B>, Static<R>>;
   handler(ctx: OperationContext<Static<P>, Static<Q>, Static<B>>): Promise<Static<R>>;
+}
+
+/** One documented call: its input as the handler receives it (JSON query parameters parsed) and its answer. */
+export interface OperationExample<P, Q, B, R> {
+  params?: P;
+  query?: Partial<Q>;
+  body?: B;
+  response: R;
 }
 
 export type AnyOperation = Operation<TObject, TObject, TSchema, TSchema>;

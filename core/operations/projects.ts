@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { createProjectFromBuilder, projectDetails, projectSummary } from '../services/projects.ts';
+import { EXAMPLE_IDS, EXAMPLE_PROJECT, EXAMPLE_PROJECT_NAME, EXAMPLE_TIMES } from './examples.ts';
 import { defineOperation } from './operation.ts';
 import { ProjectDetailsSchema, ProjectIdParams, ProjectSummarySchema } from './schemas.ts';
 
@@ -22,7 +23,16 @@ export const createProject = defineOperation({
   invalidStatus: 400,
   successStatus: 201,
   response: Type.Object({ project_id: Type.String() }),
-  errors: { 400: 'Invalid builder_id or form_data.', 500: 'Unexpected failure creating or starting the build.' },
+  errors: {
+    400: 'Invalid builder_id or form_data.',
+    402: 'The balance is short of what the run reserves (max_results × the builder’s cost per row); detail.needed and detail.balance say by how much.',
+    403: 'The workspace already holds its plan’s number of projects (detail.code quota_exceeded).',
+    500: 'Unexpected failure creating or starting the build.',
+  },
+  example: {
+    body: { builder_id: 'google_maps_search', form_data: { query: 'dentists in Lyon', max_results: 20 }, name: EXAMPLE_PROJECT_NAME },
+    response: { project_id: EXAMPLE_IDS.project },
+  },
   handler: ({ kernel, workspace, body }) => createProjectFromBuilder(kernel, workspace, body),
 });
 
@@ -46,6 +56,18 @@ export const listProjects = defineOperation({
     offset: Type.Integer(),
     page: Type.Integer(),
   }),
+  example: {
+    query: { limit: 10, name_search: 'dentists' },
+    response: {
+      projects: [
+        { id: EXAMPLE_IDS.project, name: EXAMPLE_PROJECT_NAME, creator_id: EXAMPLE_IDS.workspace, company_count: 20, ...EXAMPLE_TIMES },
+      ],
+      total: 1,
+      limit: 10,
+      offset: 0,
+      page: 1,
+    },
+  },
   handler: async ({ kernel, workspace, query }) => {
     const offset = query.page !== undefined ? (query.page - 1) * query.limit : query.offset;
     const { projects, total } = await kernel.storage.projects.list({
@@ -75,5 +97,6 @@ export const getProject = defineOperation({
   params: ProjectIdParams,
   project: true,
   response: ProjectDetailsSchema,
+  example: { params: { project_id: EXAMPLE_IDS.project }, response: EXAMPLE_PROJECT },
   handler: ({ kernel, project }) => projectDetails(kernel, project),
 });

@@ -3,6 +3,7 @@ import { ServiceError } from '../errors.ts';
 import { checkRowQuota } from '../services/quotas.ts';
 import { insertRows } from '../services/row-insert.ts';
 import { cellsFromCompany } from '../services/rows.ts';
+import { EXAMPLE_COMPANY, EXAMPLE_IDS } from './examples.ts';
 import { defineOperation } from './operation.ts';
 import { ProjectIdParams } from './schemas.ts';
 
@@ -33,6 +34,16 @@ export const addRowsOp = defineOperation({
   response: Type.Object({ row_ids: Type.Array(Type.String(), { description: 'In the order given.' }), created: Type.Integer() }),
   errors: {
     403: 'An item misses input columns (detail.missing_columns), names unknown/tool columns, or holds a value over MAX_CELL_BYTES or a row over MAX_ROW_BYTES (detail.message, detail.column); detail.row_index says which; or the rows would pass the plan’s rows per project (detail.code quota_exceeded).',
+  },
+  example: {
+    params: { project_id: EXAMPLE_IDS.project },
+    body: {
+      rows: [
+        EXAMPLE_COMPANY,
+        { ...EXAMPLE_COMPANY, Name: 'Centre Dentaire Part-Dieu', Address: '17 Rue de la Villette, 69003 Lyon', Reviews: 54 },
+      ],
+    },
+    response: { row_ids: ['21', '22'], created: 2 },
   },
   handler: async ({ kernel, workspace, project, body }) => {
     const columns = await kernel.storage.projects.columns(project);

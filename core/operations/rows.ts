@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { addRow, getRow, listRows } from '../services/rows.ts';
+import { EXAMPLE_COMPANY, EXAMPLE_FILTER_GROUPS, EXAMPLE_IDS, EXAMPLE_ROW, EXAMPLE_SORT_RULES } from './examples.ts';
 import { JsonQueryParam } from './json-query.ts';
 import { defineOperation } from './operation.ts';
 import { ProjectIdParams, RowSchema } from './schemas.ts';
@@ -24,6 +25,11 @@ export const addRowOp = defineOperation({
   errors: {
     403: 'Missing required input columns (detail.missing_columns) or invalid payload (detail.message): unknown or tool columns, a value over MAX_CELL_BYTES or a row over MAX_ROW_BYTES (detail.column names it).',
   },
+  example: {
+    params: { project_id: EXAMPLE_IDS.project },
+    body: { company: EXAMPLE_COMPANY },
+    response: { row_id: '21', message: 'Row created', error_detail: null },
+  },
   handler: ({ kernel, workspace, project, body }) => addRow(kernel, workspace, project, body.company),
 });
 
@@ -38,8 +44,8 @@ export const listRowsOp = defineOperation({
   params: ProjectIdParams,
   project: true,
   query: Type.Object({
-    page: Type.Integer({ minimum: 1, default: 1 }),
-    page_size: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+    page: Type.Integer({ minimum: 1, default: 1, description: '1-based page number.' }),
+    page_size: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Rows per page, 1 to 100.' }),
     // JSON carried in a string: URL-encoded on REST, filter_groups_json / sort_rules_json on MCP; the handler gets it parsed.
     filter_groups: Type.Optional(JsonQueryParam({ description: 'JSON array of {type: "and"|"or", rules: [...]} groups.' })),
     sort_rules: Type.Optional(JsonQueryParam({ description: 'JSON array of {col_id, direction, sort_as_number}.' })),
@@ -52,6 +58,11 @@ export const listRowsOp = defineOperation({
     total_pages: Type.Integer(),
   }),
   errors: { 422: 'Bad filter_groups or sort_rules: invalid JSON, invalid shape, unknown column or operator.' },
+  example: {
+    params: { project_id: EXAMPLE_IDS.project },
+    query: { page: 1, page_size: 1, filter_groups: EXAMPLE_FILTER_GROUPS, sort_rules: EXAMPLE_SORT_RULES },
+    response: { rows: [EXAMPLE_ROW], page: 1, page_size: 1, total_rows: 3, total_pages: 3 },
+  },
   handler: ({ kernel, project, query }) => listRows(kernel, project, query),
 });
 
@@ -78,6 +89,11 @@ export const searchRowsOp = defineOperation({
   ),
   response: listRowsOp.response,
   errors: listRowsOp.errors,
+  example: {
+    params: { project_id: EXAMPLE_IDS.project },
+    body: { page: 1, page_size: 1, filter_groups: EXAMPLE_FILTER_GROUPS, sort_rules: EXAMPLE_SORT_RULES },
+    response: { rows: [EXAMPLE_ROW], page: 1, page_size: 1, total_rows: 3, total_pages: 3 },
+  },
   handler: ({ kernel, project, body }) =>
     listRows(kernel, project, {
       page: body.page ?? 1,
@@ -94,8 +110,12 @@ export const getRowOp = defineOperation({
   hint: 'read',
   method: 'GET',
   path: '/projects/{project_id}/rows/{row_id}',
-  params: Type.Object({ project_id: Type.String(), row_id: Type.String() }),
+  params: Type.Object({
+    project_id: Type.String({ description: 'Project UUID.' }),
+    row_id: Type.String({ description: 'Row id, as GET rows lists it (id).' }),
+  }),
   project: true,
   response: RowSchema,
+  example: { params: { project_id: EXAMPLE_IDS.project, row_id: '1' }, response: EXAMPLE_ROW },
   handler: ({ kernel, project, params }) => getRow(kernel, project, params.row_id),
 });

@@ -12,6 +12,23 @@ const ToolItemSchema = Type.Object({
   produces: Type.Array(Type.Object({ field: Type.String(), description: Type.String() })),
 });
 
+/** A tool as the catalog lists it (the API docs' example). */
+const EXAMPLE_TOOL = {
+  tool_id: 'domain_normalizer',
+  name: 'Domain normalizer',
+  description:
+    'Turns a URL, an email address or a host name into its registrable domain (www.shop.example.co.uk → example.co.uk), using the public suffix list. Free, no provider. Config: {"value": "{{Website}}"}.',
+  category: 'transform',
+  cost: { credits: 0, per: 'result' },
+  config_schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['value'],
+    properties: { value: { type: 'string', description: 'A URL, email or host; usually "{{Website}}" or "{{Email}}".' } },
+  },
+  produces: [{ field: 'domain', description: 'Registrable domain, lower case.' }],
+};
+
 export function toolItem(t: AnyTool) {
   return {
     tool_id: t.id,
@@ -32,6 +49,7 @@ export const listTools = defineOperation({
   method: 'GET',
   path: '/tools',
   response: Type.Array(ToolItemSchema),
+  example: { response: [EXAMPLE_TOOL] },
   handler: async ({ kernel }) => kernel.plugins.listTools().map(toolItem),
 });
 
@@ -66,5 +84,6 @@ export const searchToolsOp = defineOperation({
   path: '/tools/search',
   query: Type.Object({ q: Type.String({ minLength: 1, description: 'Words to look for.' }) }),
   response: Type.Array(ToolItemSchema),
+  example: { query: { q: 'domain' }, response: [EXAMPLE_TOOL] },
   handler: async ({ kernel, query }) => searchTools(kernel.plugins.listTools(), query.q).map(toolItem),
 });
