@@ -1,92 +1,64 @@
 import { resolve } from 'node:path';
-import { openapi } from '@elysiajs/openapi';
-import type { TSchema } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import type { Config } from '../config.ts';
-import type { AnyOperation } from '../operations/operation.ts';
-import { ErrorBody } from '../operations/schemas.ts';
+import { SWAGGER_INIT_SCRIPT, swaggerPage } from './api-docs-page.ts';
+import { type DocumentedRoute, openapiDocument } from './openapi-document.ts';
+import type { Json } from './openapi-schemas.ts';
 
-/** TypeBox schemas are JSON Schema already; drop TypeBox's symbol keys and recursive $id plumbing. */
-function plain(schema: TSchema): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
-}
-
-const json = (schema: TSchema) => ({ 'application/json': { schema: plain(schema) } });
-
-const commonErrors: Record<number, string> = {
-  401: 'Missing or unknown service-api-key.',
-  403: 'The workspace plan has no API access.',
-  413: 'Body larger than MAX_BODY_BYTES.',
-  422: 'Invalid parameters.',
-  500: 'Unexpected error.',
-};
-
-/** The OpenAPI `detail` of one operation's route: parameters, body and responses from its schemas. */
-export function openapiOperation(op: AnyOperation): Record<string, unknown> {
-  const parameters: Record<string, unknown>[] = [];
-  for (const [where, schema] of [
-    ['path', op.params],
-    ['query', op.query],
-  ] as const) {
-    if (!schema) continue;
-    const required = new Set((schema.required as string[] | undefined) ?? []);
-    for (const [name, prop] of Object.entries(schema.properties)) {
-      const p = plain(prop as TSchema);
-      parameters.push({
-        name,
-        in: where,
-        required: where === 'path' || (required.has(name) && p.default === undefined),
-        description: p.description,
-        schema: p,
-      });
-    }
-  }
-  const responses: Record<string, unknown> = {
-    [String(op.successStatus ?? 200)]: { description: 'Success', content: json(op.response) },
-  };
-  const errors = { ...commonErrors, ...(op.project ? { 404: 'Project missing or not in this workspace.' } : {}), ...op.errors };
-  for (const [status, description] of Object.entries(errors)) responses[status] = { description, content: json(ErrorBody) };
-  return {
-    operationId: op.name,
-    summary: op.summary,
-    description: op.description,
-    tags: [op.path.split('/')[1] ?? 'default'],
-    parameters,
-    ...(op.body ? { requestBody: { required: true, content: json(op.body) } } : {}),
-    responses,
-    security: [{ apiKey: [] }],
-    'x-agent-hint': op.hint,
-  };
-}
+export { openapiOperation } from './openapi-operation.ts';
 
 const SWAGGER_ASSETS = resolve(import.meta.dir, '../../node_modules/swagger-ui-dist');
+const SWAGGER_FILES = new Set(['swagger-ui-bundle.js', 'swagger-ui.css']);
+const TITLE = 'Workflow Service API';
 
-/** The API docs under `{BASE_PATH}/docs`: the OpenAPI document (`/json`), Swagger UI and its assets (served locally, no CDN). */
+/** What Elysia keeps of a route: enough to find the operations' documentation. */
+interface RouteRecord {
+  method: string;
+  path: string;
+  hooks?: { detail?: Json };
+}
+
+/**
+ * The operation routes of the app that uses the plugin: those whose `detail` is an OpenAPI
+ * operation (openapiOperation). Elysia hands every plugin its host's route table through
+ * `getGlobalRoutes` (the @elysiajs/openapi plugin reads it too); only its types call it protected.
+ */
+function documentedRoutes(plugin: Elysia): DocumentedRoute[] {
+  const routes = (plugin as unknown as { getGlobalRoutes(): RouteRecord[] }).getGlobalRoutes();
+  return routes.flatMap(({ method, path, hooks }) => {
+    const detail = hooks?.detail;
+    if (typeof detail?.operationId !== 'string' || detail.hide) return [];
+    return [{ method, path: path.replace(/:(\w+)/g, '{$1}'), operation: detail }];
+  });
+}
+
+/**
+ * The API docs under `{BASE_PATH}/docs`: the OpenAPI 3.1 document (`/json`), built from the routes'
+ * documentation, and Swagger UI with its assets (served locally, no CDN).
+ */
 export function apiDocs(config: Pick<Config, 'basePath'>) {
   const docs = `${config.basePath}/docs`;
-  return new Elysia({ name: 'workflow-api-docs' })
-    .use(
-      openapi({
-        path: docs,
-        specPath: `${docs}/json`,
-        provider: 'swagger-ui',
-        exclude: { paths: [new RegExp(`^${docs}`)] },
-        swagger: { cdn: `${docs}/assets/swagger-ui-bundle.js`, theme: `${docs}/assets/swagger-ui.css` },
-        documentation: {
-          info: {
-            title: 'Workflow Service API',
-            version: '1.0.0',
-            description:
-              'Projects of company rows built by builders and filled by enrichment tools. Every request carries the service-api-key header.',
-          },
-          components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'service-api-key' } } },
-        },
-      }),
-    )
+  const plugin = new Elysia({ name: 'workflow-api-docs', seed: docs });
+  // Built on first request (every route is mounted by then), again only if routes were added since.
+  let built: { routes: number; body: string } | undefined;
+  const document = () => {
+    const routes = documentedRoutes(plugin);
+    if (built?.routes !== routes.length) built = { routes: routes.length, body: JSON.stringify(openapiDocument(routes)) };
+    return built.body;
+  };
+  const page = swaggerPage(docs, TITLE);
+  return plugin
+    .get(docs, () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }), { detail: { hide: true } })
+    .get(`${docs}/json`, () => new Response(document(), { headers: { 'content-type': 'application/json' } }), {
+      detail: { hide: true },
+    })
     .get(
       `${docs}/assets/:file`,
       ({ params }) => {
-        if (!/^swagger-ui(-bundle\.js|\.css)$/.test(params.file)) return new Response('Not found', { status: 404 });
+        if (params.file === 'swagger-init.js') {
+          return new Response(SWAGGER_INIT_SCRIPT, { headers: { 'content-type': 'text/javascript; charset=utf-8' } });
+        }
+        if (!SWAGGER_FILES.has(params.file)) return Response.json({ detail: 'No such asset' }, { status: 404 });
         return new Response(Bun.file(`${SWAGGER_ASSETS}/${params.file}`));
       },
       { detail: { hide: true } },
