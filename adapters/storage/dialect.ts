@@ -72,6 +72,12 @@ export interface PlannerHints {
    * `join` is the join keyword between the tables.
    */
   readonly fixedJoinOrder: { select: RawBuilder<unknown>; join: RawBuilder<unknown> };
+  /**
+   * Read a table by points of its primary key: FROM `table` WHERE its leading key columns take one
+   * of the values listed for each (every combination), as point lookups whatever the statistics say.
+   * `from` goes after FROM, `where` after WHERE.
+   */
+  keyPoints(table: string, columns: [name: string, values: number[]][]): { from: RawBuilder<unknown>; where: RawBuilder<unknown> };
 }
 
 /** Named counters (`id_sequences`). */

@@ -1,9 +1,11 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { CellStatus, Cell, StoredRow } from '../../../core/model.ts';
 import type { Database } from '../database.ts';
 import { chunks } from '../compiled-queries.ts';
 import type { Tables } from '../tables.ts';
 import { parseCells } from './cell-records.ts';
+
+const POINTS_PER_READ = 4_000;
 
 /** Reads whole rows by seq: the row documents, with tool cells (value, error, status) from their keys. */
 export class RowReader {
@@ -46,24 +48,18 @@ export class RowReader {
   }
 
   private async readRows(db: Kysely<Tables>, projectPk: number, seqs: number[], toolCols: number[]): Promise<StoredRow[]> {
-    const [rows, statuses] = await Promise.all([
-      db
-        .selectFrom('project_rows')
-        .select(['seq', 'cells'])
-        .where('project_pk', '=', projectPk)
-        .where('seq', 'in', seqs)
-        .where('deleted_at', 'is', null)
-        .execute(),
-      toolCols.length
-        ? db
-            .selectFrom('cell_keys')
-            .select(['seq', 'col_no', 'status', 'cell'])
-            .where('project_pk', '=', projectPk)
-            .where('col_no', 'in', toolCols)
-            .where('seq', 'in', seqs)
-            .execute()
-        : Promise.resolve([]),
+    const { hints } = this.database.dialect;
+    const rowsAt = hints.keyPoints('project_rows', [
+      ['project_pk', [projectPk]],
+      ['seq', seqs],
     ]);
+    const [rows, statuses] = await Promise.all([
+      sql<{
+        seq: number | string;
+        cells: string;
+      }>`SELECT seq, cells FROM ${rowsAt.from} WHERE ${rowsAt.where} AND deleted_at IS NULL`.execute(db),
+      toolCols.length ? this.cellKeys(db, projectPk, toolCols, seqs) : Promise.resolve({ rows: [] }),
+    ]).then(([r, s]) => [r.rows, s.rows] as const);
     const bySeq = new Map(rows.map((r) => [Number(r.seq), parseCells(r.cells)]));
     for (const s of statuses) {
       const cells = bySeq.get(Number(s.seq));
@@ -77,6 +73,24 @@ export class RowReader {
       const cells = bySeq.get(seq);
       return cells === undefined ? [] : [{ seq, cells }];
     });
+  }
+
+  /**
+   * Tool cell keys of these rows (statuses, and values since migration 008), by primary-key points:
+   * at most POINTS_PER_READ (column, row) pairs per statement, so a wide page stays a short query.
+   */
+  private async cellKeys(db: Kysely<Tables>, projectPk: number, toolCols: number[], seqs: number[]) {
+    const rows: { seq: number | string; col_no: number; status: string; cell: string | null }[] = [];
+    for (const part of chunks(seqs, Math.max(1, Math.floor(POINTS_PER_READ / toolCols.length)))) {
+      const at = this.database.dialect.hints.keyPoints('cell_keys', [
+        ['project_pk', [projectPk]],
+        ['col_no', toolCols],
+        ['seq', part],
+      ]);
+      const read = await sql<(typeof rows)[number]>`SELECT seq, col_no, status, cell FROM ${at.from} WHERE ${at.where}`.execute(db);
+      rows.push(...read.rows);
+    }
+    return { rows };
   }
 
   /** Up to `limit` live rows after `afterSeq`, in insertion order. */

@@ -6,4 +6,12 @@ export const sqliteHints: PlannerHints = {
   forceIndex: () => sql``,
   // SQLite keeps the order of a CROSS JOIN.
   fixedJoinOrder: { select: sql``, join: sql.raw('CROSS JOIN') },
+  // SQLite plans `a IN (…) AND b IN (…)` on the primary key as point lookups by itself.
+  keyPoints: (table, columns) => ({
+    from: sql.table(table),
+    where: sql.join(
+      columns.map(([name, values]) => sql`${sql.ref(name)} IN (${sql.join(values)})`),
+      sql` AND `,
+    ),
+  }),
 };
