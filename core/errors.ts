@@ -67,6 +67,12 @@ export class ServiceError extends Error {
   }
 }
 
+/** A value the caller sent, quoted for a message: at most `max` characters (an id may be megabytes). */
+export function quoted(value: unknown, max = 64): string {
+  const text = String(value);
+  return `"${text.length > max ? `${text.slice(0, max)}…` : text}"`;
+}
+
 export const notFound = (what: string): ServiceError => new ServiceError('not_found', `${what} not found`);
 
 export function validationError(message: string, errors: FieldError[] = []): ServiceError {

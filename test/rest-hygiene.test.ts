@@ -121,6 +121,11 @@ describe('REST transport hygiene', () => {
       expect(JSON.stringify(r.body)).not.toContain('9'.repeat(200));
       expect(r.body.detail.message).toMatch(/^(project_id|row_id) is 4001 characters long; ids are at most 128$/);
     }
+    // Ids in a body are named in messages only in part.
+    const builder = await t.api('POST', '/projects', { body: { builder_id: 'b'.repeat(200_000), form_data: {} } });
+    expect(builder.status).toBe(400);
+    expect(JSON.stringify(builder.body).length).toBeLessThan(2_000);
+    expect(builder.body.detail.message).toStartWith(`Unknown builder_id "${'b'.repeat(64)}…"`);
     // Still a 401 first for a caller without a key: nothing about the request is judged before that.
     expect((await fetch(`${t.url}/projects/${long}`)).status).toBe(401);
   });

@@ -3,6 +3,7 @@ import { type FieldError, ServiceError } from '../errors.ts';
 import type { CallInput } from '../operations/call-input.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 import { MAX_ID_LENGTH } from '../operations/run-operation.ts';
+import { inexactNumberError, parseJsonExactly } from '../schema/exact-json.ts';
 
 /** A JSON Schema as sent to MCP clients (plain data: TypeBox's symbol keys stripped). */
 export type JsonSchema = Record<string, unknown>;
@@ -123,9 +124,10 @@ function checkIds(op: AnyOperation, spec: ArgumentSpec, value: unknown): void {
   });
 }
 
-function parseJson(name: string, text: string): unknown {
+function parseJson(op: AnyOperation, name: string, text: string): unknown {
+  let parsed: ReturnType<typeof parseJsonExactly>;
   try {
-    return JSON.parse(text);
+    parsed = parseJsonExactly(text);
   } catch (e) {
     throw new ServiceError(
       'parse_error',
@@ -133,6 +135,13 @@ function parseJson(name: string, text: string): unknown {
       { status: 400 },
     );
   }
+  if (parsed.inexact) {
+    // A number JSON would change (1e309, 12345678901234567890) is refused, as on REST.
+    const error = inexactNumberError(name, parsed.inexact, op.invalidStatus ?? 422);
+    toldInArguments.add(error.detail as object);
+    throw error;
+  }
+  return parsed.value;
 }
 
 /** Up to 64 characters of a name the caller sent, for a message that names it. */
@@ -178,7 +187,7 @@ export function decodeArguments(op: AnyOperation, tool: ToolArguments, args: Rec
   const bodyFields: [ArgumentSpec, unknown][] = [];
   let idempotencyKey: string | undefined;
   const decode = (spec: ArgumentSpec, v: unknown) => {
-    const value = spec.json && typeof v === 'string' ? parseJson(spec.name, v) : v;
+    const value = spec.json && typeof v === 'string' ? parseJson(op, spec.name, v) : v;
     if (carriesIds(spec)) checkIds(op, spec, value);
     return value;
   };

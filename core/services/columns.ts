@@ -1,4 +1,4 @@
-import { type FieldError, ServiceError, validationError } from '../errors.ts';
+import { type FieldError, quoted, ServiceError, validationError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import type { CellStatus, Column, Project, WaterfallStep } from '../model.ts';
 import type { ColumnView } from '../operations/schemas.ts';
@@ -46,7 +46,10 @@ function knownTools(kernel: Kernel): string {
 function checkStep(kernel: Kernel, step: WaterfallStep, path: string, columnNames: Set<string>, errors: FieldError[]): void {
   const tool = kernel.plugins.tool(step.tool_id);
   if (!tool) {
-    errors.push({ path: `${path}.tool_id`, message: `unknown tool "${step.tool_id}"; use one of: ${knownTools(kernel)} (GET /tools)` });
+    errors.push({
+      path: `${path}.tool_id`,
+      message: `unknown tool ${quoted(step.tool_id)}; use one of: ${knownTools(kernel)} (GET /tools)`,
+    });
     return;
   }
   const schemaProblems = schemaErrors(tool.input, step.config, `${path}.config`);

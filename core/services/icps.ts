@@ -1,4 +1,4 @@
-import { ServiceError, notFound, validationError } from '../errors.ts';
+import { quoted, ServiceError, notFound, validationError } from '../errors.ts';
 import type { IcpDefinition } from '../icp/definition.ts';
 import { icpScoreTool } from '../icp/icp-score-tool.ts';
 import { hasCriteria } from '../icp/score.ts';
@@ -116,7 +116,7 @@ export async function scoreProject(kernel: Kernel, workspace: Workspace, icpId: 
   const icp = await findIcp(kernel, workspace, icpId);
   const { projects, rows, icpScoreRuns } = kernel.storage;
   const project = await projects.get(workspace.id, input.project_id);
-  if (!project) throw new ServiceError('not_found', `Project ${input.project_id} not found (or not in this workspace)`);
+  if (!project) throw new ServiceError('not_found', `Project ${quoted(input.project_id, 128)} not found (or not in this workspace)`);
   if (!hasCriteria(icp.definition)) {
     throw validationError(`ICP ${icp.id} has no criteria to score; set at least one with update_icp`, [
       { path: 'definition', message: 'is empty' },

@@ -1,4 +1,4 @@
-import { ServiceError, validationError } from '../errors.ts';
+import { quoted, ServiceError, validationError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import { releaseBuilderCredits, reserveBuilderCredits } from '../credits/charges.ts';
 import { newId } from '../ids.ts';
@@ -55,7 +55,7 @@ export async function createProjectFromBuilder(
       .listBuilders()
       .map((b) => b.id)
       .join(', ');
-    throw validationError(`Unknown builder_id "${input.builder_id}"; use one of: ${known} (GET /project-builders lists them)`, [
+    throw validationError(`Unknown builder_id ${quoted(input.builder_id)}; use one of: ${known} (GET /project-builders lists them)`, [
       { path: 'builder_id', message: 'is not a registered builder' },
     ]);
   }

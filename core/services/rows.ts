@@ -1,4 +1,4 @@
-import { ServiceError, validationError } from '../errors.ts';
+import { quoted, ServiceError, validationError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Cell, Column, Project, StoredRow, Workspace } from '../model.ts';
 import { approximateValueSize } from '../rows/cell-limits.ts';
@@ -28,10 +28,10 @@ export function cellsFromCompany(columns: Column[], company: Record<string, unkn
   }
   if (unknown.length || tool.length) {
     const parts = [];
-    if (unknown.length) parts.push(`no column is named ${unknown.map((k) => `"${k}"`).join(', ')}`);
+    if (unknown.length) parts.push(`no column is named ${unknown.map((k) => quoted(k)).join(', ')}`);
     if (tool.length)
       parts.push(
-        `${tool.map((k) => `"${k}"`).join(', ')} ${tool.length > 1 ? 'are tool columns' : 'is a tool column'}, filled by the service`,
+        `${tool.map((k) => quoted(k)).join(', ')} ${tool.length > 1 ? 'are tool columns' : 'is a tool column'}, filled by the service`,
       );
     throw new ServiceError(
       'validation_error',
