@@ -75,7 +75,10 @@ describe.each(DIALECTS)('size limits on %s', (dialect) => {
       ]),
     });
     expect(many).toMatchObject({ ok: false, status_code: 403, detail: { row_index: 1, column: 'Extra' } });
-    const inexact = await call(client, 'add_row', { project_id: pid, company_json: '{"Name":"N","Notes":12345678901234567890,"Extra":null}' });
+    const inexact = await call(client, 'add_row', {
+      project_id: pid,
+      company_json: '{"Name":"N","Notes":12345678901234567890,"Extra":null}',
+    });
     expect(inexact).toMatchObject({ ok: false, status_code: 403 });
     expect(inexact.detail.message).toBe(
       'company_json holds 12345678901234567890 under "Notes", a number JSON cannot carry exactly (it would be stored as 12345678901234567000); send it as a string',
