@@ -13,7 +13,9 @@ import { runDialect, type Settings } from './rows-suite.ts';
  * Knobs (env): BENCH_DIALECTS=mysql,sqlite  BENCH_ROWS=100000  BENCH_BIG_ROWS=1000000 (0 = skip)
  * BENCH_SAMPLES=200  BENCH_WARMUP=20  BENCH_BIG_SAMPLES=30  BENCH_INSERT_SECONDS=5  MYSQL_URL
  * BENCH_BUDGET_SECONDS=3 / BENCH_BIG_BUDGET_SECONDS=15 (time per layer and query: slow queries get
- * fewer samples, at least 15 / 6), BENCH_BIG_SEED=copy|insert (grow to 1M by server-side copy, the default, or through RowRepo.insert).
+ * fewer samples, at least 15 / 6), BENCH_SEED_SINGLES=10000 (rows of the load sent one per POST rows; the rest go
+ * through POST rows/batch), BENCH_BIG_SEED=insert|copy (grow to 1M over HTTP through rows/batch, the default, or by a
+ * server-side copy).
  */
 
 function num(name: string, fallback: number): number {
@@ -35,10 +37,11 @@ const settings: Settings = {
   bigBudgetSeconds: num('BENCH_BIG_BUDGET_SECONDS', 15),
   insertSeconds: num('BENCH_INSERT_SECONDS', 5),
   insertConcurrency: num('BENCH_INSERT_CONCURRENCY', 32),
-  seedBatch: 2_000,
-  bigSeedBatch: 10_000,
+  seedBatch: 1_000,
+  bigSeedBatch: 1_000,
   seedConcurrency: 4,
-  bigSeed: process.env.BENCH_BIG_SEED === 'insert' ? 'insert' : 'copy',
+  seedSingles: num('BENCH_SEED_SINGLES', 10_000),
+  bigSeed: process.env.BENCH_BIG_SEED === 'copy' ? 'copy' : 'insert',
 };
 const dialects = (process.env.BENCH_DIALECTS ?? 'mysql,sqlite').split(',').map((d) => d.trim()) as BenchDialect[];
 for (const d of dialects) if (d !== 'mysql' && d !== 'sqlite') throw new Error(`BENCH_DIALECTS: unknown dialect "${d}" (mysql, sqlite)`);

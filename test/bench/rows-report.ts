@@ -75,7 +75,7 @@ export function markdown(report: BenchReport): string {
     out.push(
       `### ${name(d)}: ${d.where}`,
       '',
-      `Seeded ${int(d.seed.rows)} rows in ${d.seed.seconds.toFixed(1)} s (${int(d.seed.rowsPerSecond)} rows/s through RowRepo.insert).`,
+      `Seeded ${int(d.seed.rows)} rows in ${d.seed.seconds.toFixed(1)} s (${int(d.seed.rowsPerSecond)} rows/s over HTTP: POST rows/batch, then ${int(s.seedSingles)} single POST rows; no ANALYZE after).`,
       '',
     );
     out.push(...caseTable(d.cases), '');
@@ -87,7 +87,7 @@ export function markdown(report: BenchReport): string {
       '',
     );
     if (d.big) {
-      const how = s.bigSeed === 'copy' ? 'server-side copy of the seeded rows' : 'RowRepo.insert';
+      const how = s.bigSeed === 'copy' ? 'server-side copy of the seeded rows' : 'POST rows/batch over HTTP';
       out.push(
         `Grown to ${int(d.big.cases[0]?.projectRows ?? 0)} rows in ${d.big.seed.seconds.toFixed(1)} s (${how}, ${int(d.big.seed.rowsPerSecond)} rows/s); at most ${s.bigSamples} samples:`,
         '',

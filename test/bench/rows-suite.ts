@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Backend, BenchDialect } from './backends.ts';
 import { type BenchCase, benchCases } from './rows-cases.ts';
 import { companyBody, companyCells } from './rows-dataset.ts';
@@ -6,7 +5,7 @@ import { growByCopy } from './rows-grow.ts';
 import { postRow } from './http-client.ts';
 import { type CaseResult, measureCase, measureListing, step, writers } from './rows-listing.ts';
 import { type Throughput, throughput } from './measure.ts';
-import { createBenchProject, type SeedResult, seedRows } from './seed.ts';
+import { createBenchProject, type SeedResult, seedOverHttp } from './seed.ts';
 
 /** Everything the bench runs against one database: seed, page latencies, inserts, (MariaDB) 1M rows. */
 
@@ -25,9 +24,11 @@ export interface Settings {
   insertConcurrency: number;
   seedBatch: number;
   bigSeedBatch: number;
-  /** How the project grows to bigRows: server-side copy of its rows (fast) or RowRepo.insert. */
+  /** How the project grows to bigRows: over HTTP through rows/batch (`insert`), or a server-side copy of its rows (fast). */
   bigSeed: 'copy' | 'insert';
   seedConcurrency: number;
+  /** Rows of the 100k load sent one per POST rows (the rest through rows/batch). */
+  seedSingles: number;
 }
 
 export interface DialectResult {
@@ -47,11 +48,6 @@ async function liveRows(b: Backend, projectPk: number): Promise<number> {
   return (await b.storage.rows.counts([projectPk])).get(projectPk) ?? 0;
 }
 
-/** Fresh optimizer statistics after bulk loads (InnoDB recalculates them in the background anyway). */
-async function analyze(b: Backend): Promise<void> {
-  if (b.dialect === 'mysql') await sql`ANALYZE TABLE project_rows, cell_keys, project_row_counts`.execute(b.storage.database.db);
-}
-
 export async function runDialect(b: Backend, s: Settings): Promise<DialectResult> {
   const warnings: string[] = [];
   const { project, columns } = await createBenchProject(b.storage, b.workspaceId, `bench ${s.rows} rows`);
@@ -59,14 +55,16 @@ export async function runDialect(b: Backend, s: Settings): Promise<DialectResult
   // Company numbers: seeded rows first, then each insert phase continues where the last stopped.
   let nextCompany = s.rows;
 
-  step(`${b.dialect}: seeding ${s.rows.toLocaleString('en-US')} rows`);
-  const seed = await seedRows(b.storage, project.pk, columns, 0, s.rows, {
+  step(
+    `${b.dialect}: loading ${s.rows.toLocaleString('en-US')} rows over HTTP (rows/batch, then ${s.seedSingles.toLocaleString('en-US')} single POST rows)`,
+  );
+  const seed = await seedOverHttp(b, project.id, columns, 0, s.rows, {
     batch: s.seedBatch,
     concurrency: s.seedConcurrency,
+    singles: Math.min(s.seedSingles, s.rows),
     label: b.dialect,
   });
-  await analyze(b);
-  step(`${b.dialect}: seeded in ${seed.seconds.toFixed(1)} s (${Math.round(seed.rowsPerSecond)} rows/s)`);
+  step(`${b.dialect}: loaded in ${seed.seconds.toFixed(1)} s (${Math.round(seed.rowsPerSecond)} rows/s)`);
 
   const writes = writers(b, project, columns);
   const target = { project, columns, projectRows: s.rows, writes };
@@ -100,13 +98,13 @@ export async function runDialect(b: Backend, s: Settings): Promise<DialectResult
     const bigSeed =
       s.bigSeed === 'copy'
         ? await growByCopy(b.storage.database, project.pk, s.bigRows, label)
-        : await seedRows(b.storage, project.pk, columns, nextCompany, Math.max(0, s.bigRows - have), {
-            batch: s.bigSeedBatch,
+        : await seedOverHttp(b, project.id, columns, nextCompany, Math.max(0, s.bigRows - have), {
+            batch: 1_000,
             concurrency: s.seedConcurrency,
+            singles: 0,
             label,
           });
-    await writes.other(); // the copy bypasses the repository, like another process: nothing remembered is reused
-    await analyze(b);
+    await writes.other(); // a copy bypasses the repository, like another process: nothing remembered is reused
     step(`${b.dialect}: grown in ${bigSeed.seconds.toFixed(1)} s (${Math.round(bigSeed.rowsPerSecond)} rows/s)`);
     const projectRows = await liveRows(b, project.pk);
     if (projectRows !== s.bigRows) warnings.push(`${b.dialect}: project has ${projectRows} rows after growing, expected ${s.bigRows}`);
