@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { builderCatalogItem } from '../services/projects.ts';
 import { defineOperation } from './operation.ts';
+import { EXAMPLE_PLUGINS } from './examples.ts';
 
 export const listBuilders = defineOperation({
   name: 'list_builders',
@@ -28,7 +29,7 @@ export const listBuilders = defineOperation({
   example: {
     response: [
       {
-        builder_id: 'google_maps_search',
+        builder_id: EXAMPLE_PLUGINS.builder,
         name: 'Google Maps search',
         description:
           'Finds businesses with a Google Maps text search (for example "dentists in Lyon") and creates one row per place with name, address, phone, website, rating and category. Live mode needs GOOGLE_MAPS_API_KEY. Costs 1 credit per row.',

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { columnView, createColumn, runColumns } from '../services/columns.ts';
-import { EXAMPLE_COLUMNS, EXAMPLE_IDS, EXAMPLE_TOOL_COLUMN } from './examples.ts';
+import { EXAMPLE_COLUMNS, EXAMPLE_IDS, EXAMPLE_TOOL_COLUMN, EXAMPLE_PLUGINS } from './examples.ts';
 import { defineOperation } from './operation.ts';
 import { ColumnSchema, ProjectIdParams, WaterfallStepSchema } from './schemas.ts';
 
@@ -55,7 +55,7 @@ export const createColumnOp = defineOperation({
     params: { project_id: EXAMPLE_IDS.project },
     body: {
       name: 'Domain',
-      tool_id: 'domain_normalizer',
+      tool_id: EXAMPLE_PLUGINS.tool,
       config: { value: '{{Website}}' },
       auto_run: true,
       run_condition: 'Website != null',

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { planRules } from '../plans.ts';
 import { defineOperation } from './operation.ts';
+import { EXAMPLE_PLUGINS } from './examples.ts';
 
 const USAGE_DAYS = 30;
 
@@ -21,7 +22,7 @@ export const getCredits = defineOperation({
       { description: 'Spending per builder or tool, largest first.' },
     ),
   }),
-  example: { response: { balance: 4980, plan: 'pro', api_access: true, usage: [{ plugin_id: 'google_maps_search', credits: 20 }] } },
+  example: { response: { balance: 4980, plan: 'pro', api_access: true, usage: [{ plugin_id: EXAMPLE_PLUGINS.builder, credits: 20 }] } },
   handler: async ({ kernel, workspace }) => ({
     balance: await kernel.storage.credits.balance(workspace.id),
     plan: workspace.plan,

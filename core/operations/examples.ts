@@ -7,6 +7,9 @@ import type { ColumnView, ProjectDetailsSchema, RowSchema } from './schemas.ts';
  * scores the rows. Documentation only (each operation's `example`); test/openapi-examples.test.ts
  * holds every example to its operation's schemas.
  */
+/** The bundled plugins the story uses: named here only, so the kernel's code names none (test/plugin-boundary.test.ts). */
+export const EXAMPLE_PLUGINS = { builder: 'google_maps_search', tool: 'domain_normalizer' } as const;
+
 export const EXAMPLE_IDS = {
   workspace: '01a20a82-5aec-76a6-9cde-72a8b7c0690d',
   project: '01a20a86-feed-7058-bfb2-73a1d6641b2b',
@@ -41,7 +44,7 @@ export const EXAMPLE_TOOL_COLUMN: ColumnView = {
   name: 'Domain',
   required: false,
   type: 'tool',
-  tool_id: 'domain_normalizer',
+  tool_id: EXAMPLE_PLUGINS.tool,
   config: { value: '{{Website}}' },
   auto_run: true,
   run_condition: 'Website != null',
@@ -78,7 +81,7 @@ export const EXAMPLE_ROW: Static<typeof RowSchema> = {
 export const EXAMPLE_PROJECT: Static<typeof ProjectDetailsSchema> = {
   id: EXAMPLE_IDS.project,
   name: EXAMPLE_PROJECT_NAME,
-  builder_id: 'google_maps_search',
+  builder_id: EXAMPLE_PLUGINS.builder,
   columns: EXAMPLE_COLUMNS,
   first_company_data: { ...EXAMPLE_COMPANY, Domain: 'example.com' },
   row_count: 20,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { createProjectFromBuilder, projectDetails, projectSummary } from '../services/projects.ts';
-import { EXAMPLE_IDS, EXAMPLE_PROJECT, EXAMPLE_PROJECT_NAME, EXAMPLE_TIMES } from './examples.ts';
+import { EXAMPLE_IDS, EXAMPLE_PROJECT, EXAMPLE_PROJECT_NAME, EXAMPLE_TIMES, EXAMPLE_PLUGINS } from './examples.ts';
 import { defineOperation } from './operation.ts';
 import { ProjectDetailsSchema, ProjectIdParams, ProjectSummarySchema } from './schemas.ts';
 
@@ -30,7 +30,7 @@ export const createProject = defineOperation({
     500: 'Unexpected failure creating or starting the build.',
   },
   example: {
-    body: { builder_id: 'google_maps_search', form_data: { query: 'dentists in Lyon', max_results: 20 }, name: EXAMPLE_PROJECT_NAME },
+    body: { builder_id: EXAMPLE_PLUGINS.builder, form_data: { query: 'dentists in Lyon', max_results: 20 }, name: EXAMPLE_PROJECT_NAME },
     response: { project_id: EXAMPLE_IDS.project },
   },
   handler: ({ kernel, workspace, body }) => createProjectFromBuilder(kernel, workspace, body),

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AnyTool } from '../plugins/plugin-types.ts';
 import { defineOperation } from './operation.ts';
+import { EXAMPLE_PLUGINS } from './examples.ts';
 
 const ToolItemSchema = Type.Object({
   tool_id: Type.String(),
@@ -14,7 +15,7 @@ const ToolItemSchema = Type.Object({
 
 /** A tool as the catalog lists it (the API docs' example). */
 const EXAMPLE_TOOL = {
-  tool_id: 'domain_normalizer',
+  tool_id: EXAMPLE_PLUGINS.tool,
   name: 'Domain normalizer',
   description:
     'Turns a URL, an email address or a host name into its registrable domain (www.shop.example.co.uk → example.co.uk), using the public suffix list. Free, no provider. Config: {"value": "{{Website}}"}.',
