@@ -30,6 +30,8 @@ export interface DialectErrors {
   isDuplicateKey(e: unknown): boolean;
   /** The database, or the connection to it, is away (a retry may succeed), as opposed to a refused statement. */
   isUnavailable(e: unknown): boolean;
+  /** The transaction lost a lock conflict with another (a deadlock): it was rolled back, and running it again is right. */
+  isDeadlock(e: unknown): boolean;
 }
 
 /** Sizes past which the database refuses a statement or plans it badly. */

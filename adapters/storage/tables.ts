@@ -126,6 +126,18 @@ export interface RowCountTable {
   v: Generated<number>;
 }
 
+/** Shared filtered totals (migration 012, rows/shared-totals.ts). */
+export interface FilterTotalTable {
+  project_pk: number;
+  filter_key: string;
+  shard: number;
+  shape: string | null;
+  base_version: number;
+  total: number;
+  adjusted: number;
+  used_at: number;
+}
+
 export interface SequenceTable {
   name: string;
   next_value: number;
@@ -180,6 +192,7 @@ export interface Tables {
   project_rows: RowTable;
   cell_keys: CellKeyTable;
   project_row_counts: RowCountTable;
+  filter_totals: FilterTotalTable;
   id_sequences: SequenceTable;
   icps: IcpTable;
   icp_score_runs: IcpScoreRunTable;

@@ -10,6 +10,7 @@ import { rowVersions } from './007-row-versions.ts';
 import { toolCellsInKeys } from './008-tool-cells-in-keys.ts';
 import { icpScoreRuns } from './009-icp-score-runs.ts';
 import { widerText } from './010-wider-text.ts';
+import { filterTotals } from './012-filter-totals.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(types: SchemaTypes): MigrationProvider {
@@ -26,6 +27,7 @@ export function migrationProvider(types: SchemaTypes): MigrationProvider {
         '008-tool-cells-in-keys': toolCellsInKeys(types),
         '009-icp-score-runs': icpScoreRuns(types),
         '010-wider-text': widerText(types),
+        '012-filter-totals': filterTotals(types),
       };
     },
   };

@@ -10,6 +10,11 @@ export const mysqlErrors: DialectErrors = {
     const err = e as { code?: string; errno?: number } | undefined;
     return err?.code === 'ER_DUP_ENTRY' || err?.errno === 1062;
   },
+  // ER_LOCK_DEADLOCK (1213): InnoDB chose this transaction as the victim and rolled it back.
+  isDeadlock(e) {
+    const err = e as { code?: string; errno?: number } | undefined;
+    return err?.code === 'ER_LOCK_DEADLOCK' || err?.errno === 1213;
+  },
   isUnavailable(e) {
     const err = e as { code?: string; message?: string } | undefined;
     if (!err) return false;

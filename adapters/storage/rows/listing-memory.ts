@@ -1,17 +1,16 @@
 import type { FilterNode } from '../../../core/rows/filter-parse.ts';
 
 /**
- * What one process remembers about row listings, so repeated and deep requests stay cheap:
- * a filter's total, and "seek anchors" — the sort keys of the row just before a given offset, from
- * which a later request for that offset reads forward through the index instead of skipping
- * OFFSET entries.
+ * What one process remembers about row listings, so deep requests stay cheap: "seek anchors" — the
+ * sort keys of the row just before a given offset, from which a later request for that offset
+ * reads forward through the index instead of skipping OFFSET entries. (Filtered totals are shared
+ * by every process: shared-totals.ts.)
  *
  * Everything remembered is tied to the project's change counter (`version`, bumped by every write
  * in any process). A write made by this process is accounted for here instead of discarding
- * what it cannot have changed: it says which columns it touched and, for totals it may have
- * moved, by how much. An entry is then valid while `version === entry.version + entry.adjusted`:
- * any write this process did not account for (another process, a failed adjustment) leaves the
- * counter ahead, and the entry is counted afresh.
+ * what it cannot have changed: it says which columns it touched. An entry is then valid while
+ * `version === entry.version + entry.adjusted`: any write this process did not account for
+ * (another process) leaves the counter ahead, and the entry is dropped.
  */
 
 /** A row's place in a sorted listing: per sort rule its (missing/empty flag, key), then its seq. */
@@ -37,8 +36,6 @@ export interface Entry extends ListingShape {
   adjusted: number;
   /** Clock tick at which the entry's content was known; writes that began earlier may not adjust it. */
   readyTick: number;
-  /** Matching rows (filtered shapes only; unfiltered totals come from the row counters). */
-  total?: number;
   /** Seek anchors by offset: the key of the row at position offset - 1. */
   anchors: Map<number, SeekKey>;
 }
@@ -51,26 +48,24 @@ export type WriteEffect =
   | { kind: 'cells'; colNo: number; valuesToo: boolean };
 
 /** Whether a write can change which rows a shape's filter matches, and the order of its rows. */
-function affects(e: ListingShape, effect: WriteEffect): { filter: boolean; order: boolean } {
+export function affects(
+  e: Pick<ListingShape, 'statusCols' | 'valueCols' | 'sortCols'>,
+  effect: WriteEffect,
+): { filter: boolean; order: boolean } {
   if (effect.kind !== 'cells') return { filter: true, order: true };
   const filter = e.statusCols.includes(effect.colNo) || (effect.valuesToo && e.valueCols.includes(effect.colNo));
   return { filter, order: filter || (effect.valuesToo && e.sortCols.includes(effect.colNo)) };
 }
 
-/** An own write in progress: the entries whose totals it measures (delta per entry key). */
+/** An own write in progress. */
 export interface WriteTicket {
   projectPk: number;
   effect: WriteEffect;
   startTick: number;
-  /** Filtered totals this write keeps exact by counting its rows before and after. */
-  measured: Entry[];
-  deltas: Map<string, number>;
 }
 
 const MAX_ENTRIES = 2_000;
 const MAX_ANCHORS = 64;
-/** A write counts its rows against at most this many remembered filters of the project. */
-const MAX_MEASURED = 4;
 
 export class ListingMemory {
   private clock = 0;
@@ -90,11 +85,6 @@ export class ListingMemory {
     this.entries.delete(key);
     this.entries.set(key, e);
     return e;
-  }
-
-  /** Records a total counted at `version` (read before counting): a fresh entry, anchors dropped. */
-  rememberTotal(shape: ListingShape, version: number, total: number): void {
-    this.put({ ...shape, version, adjusted: 0, readyTick: ++this.clock, total, anchors: new Map() });
   }
 
   /**
@@ -124,23 +114,9 @@ export class ListingMemory {
     return best;
   }
 
-  /**
-   * Starts an own write to a project. Remembered totals it can change, of filters on one column,
-   * are measured: the write counts its rows against them before and after. Writes come through
-   * RowWrites.run (row-write.ts), which calls this, measure and endWrite in order.
-   */
+  /** Starts an own write to a project. Writes come through RowWrites.run (row-write.ts), which calls endWrite once committed. */
   beginWrite(projectPk: number, effect: WriteEffect): WriteTicket {
-    const measured: Entry[] = [];
-    for (const e of this.byProject.get(projectPk)?.values() ?? []) {
-      if (e.total === undefined || !e.filter || e.filterCols.length !== 1) continue;
-      if (affects(e, effect).filter && measured.length < MAX_MEASURED) measured.push(e);
-    }
-    return { projectPk, effect, startTick: ++this.clock, measured, deltas: new Map() };
-  }
-
-  /** Adds `delta` matching rows to a measured entry's pending change. */
-  static measure(t: WriteTicket, e: Entry, delta: number): void {
-    t.deltas.set(e.key, (t.deltas.get(e.key) ?? 0) + delta);
+    return { projectPk, effect, startTick: ++this.clock };
   }
 
   /**
@@ -148,22 +124,13 @@ export class ListingMemory {
    * valid) or is forgotten. Never call this for a write that did not commit.
    */
   endWrite(t: WriteTicket): void {
-    for (const [key, e] of this.byProject.get(t.projectPk) ?? []) {
+    for (const e of this.byProject.get(t.projectPk)?.values() ?? []) {
       // Known only after this write began: it may or may not include the write's rows.
       if (e.readyTick > t.startTick) {
         this.forget(e);
         continue;
       }
-      const touched = affects(e, t.effect);
-      if (e.total !== undefined && touched.filter) {
-        const delta = t.deltas.get(key);
-        if (delta === undefined) {
-          this.forget(e);
-          continue;
-        }
-        e.total += delta;
-      }
-      if (touched.order) this.dropAnchors(e, t.effect);
+      if (affects(e, t.effect).order) this.dropAnchors(e, t.effect);
       e.adjusted += 1;
     }
   }

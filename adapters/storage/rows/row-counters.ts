@@ -44,9 +44,9 @@ export class RowCounters {
     await this.bumpQuery.run(trx, { pk: projectPk, shard: Math.floor(Math.random() * COUNT_SHARDS), delta });
   }
 
-  /** The live row count and change counter of a project, in one read. */
-  async countAndVersion(projectPk: number): Promise<{ rows: number; version: number }> {
-    const [r] = await this.readQuery.run(this.database.db, { pk: projectPk });
+  /** The live row count and change counter of a project, in one read (in `db`: a transaction's snapshot). */
+  async countAndVersion(projectPk: number, db: Kysely<Tables> = this.database.db): Promise<{ rows: number; version: number }> {
+    const [r] = await this.readQuery.run(db, { pk: projectPk });
     return { rows: Number(r?.n ?? 0), version: Number(r?.v ?? 0) };
   }
 

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { StoredRow } from '../../../core/model.ts';
 import type { FilterNode, SortSpec } from '../../../core/rows/filter-parse.ts';
 import type { RowPageQuery } from '../../../core/storage.ts';
@@ -8,6 +8,8 @@ import { type ListingShape, ListingMemory, type SeekKey } from './listing-memory
 import type { RowCounters } from './row-counters.ts';
 import { afterSql, filterColumns, sortKeyTerms, sortSql } from './row-filter-sql.ts';
 import type { RowReader } from './row-reader.ts';
+import { filterKey, type SharedTotals } from './shared-totals.ts';
+import type { Tables } from '../tables.ts';
 
 /** From this offset on, a page starts from the nearest remembered anchor (below it, OFFSET is cheap anyway). */
 const SEEK_FROM = 1_000;
@@ -33,6 +35,7 @@ export class RowListing {
     private readonly memory: ListingMemory,
     private readonly counters: RowCounters,
     private readonly reader: RowReader,
+    private readonly totals: SharedTotals,
   ) {}
 
   private get db() {
@@ -60,13 +63,17 @@ export class RowListing {
     const counts = await this.counters.countAndVersion(q.projectPk);
     let total = counts.rows;
     if (filter) {
-      const shape = this.totalShape(q.projectPk, filter, filterCols);
-      const known = this.memory.valid(shape.key, counts.version)?.total;
-      if (known !== undefined) total = known;
-      else {
-        total = await this.countMatches(q.projectPk, filter, filterCols);
-        this.memory.rememberTotal(shape, counts.version, total);
-      }
+      const key = filterKey(filter);
+      const known = await this.totals.exact(q.projectPk, key, counts.version);
+      total =
+        known ??
+        (await this.totals.recount(
+          q.projectPk,
+          key,
+          { filter, filterCols, valueCols: [...filterColumns(filter, 'value')], statusCols: [...filterColumns(filter, 'status')] },
+          async (trx) => (await this.counters.countAndVersion(q.projectPk, trx)).version,
+          (trx) => this.countMatches(trx, q.projectPk, filter, filterCols),
+        ));
     }
     // A page past the end costs nothing more.
     if (q.offset >= total) return { rows: [], total };
@@ -86,13 +93,10 @@ export class RowListing {
     return { rows: await this.reader.getMany(q.projectPk, found.seqs, toolCols), total };
   }
 
-  private totalShape(projectPk: number, filter: FilterNode, filterCols: number[]): ListingShape {
-    return { key: `T${projectPk}\u0000${JSON.stringify(filter)}`, ...shapeColumns(projectPk, filter, filterCols), sortCols: [] };
-  }
-
   private listShape(q: RowPageQuery, filter: FilterNode | null, filterCols: number[], sortCols: number[]): ListingShape {
     return {
       key: `L${q.projectPk}\u0000${JSON.stringify(filter)}\u0000${JSON.stringify(q.sort)}`,
+      filter,
       ...shapeColumns(q.projectPk, filter, filterCols),
       sortCols,
     };
@@ -149,16 +153,15 @@ export class RowListing {
   }
 
   /** How many rows match a filter, counted over the filter's columns only. */
-  private async countMatches(projectPk: number, filter: FilterNode, filterCols: number[]): Promise<number> {
+  private async countMatches(db: Kysely<Tables>, projectPk: number, filter: FilterNode, filterCols: number[]): Promise<number> {
     const { from } = keyedFrom(this.dialect, projectPk, filterCols, filter);
-    return Number((await sql<{ total: number }>`SELECT COUNT(*) AS total ${from}`.execute(this.db)).rows[0]?.total ?? 0);
+    return Number((await sql<{ total: number }>`SELECT COUNT(*) AS total ${from}`.execute(db)).rows[0]?.total ?? 0);
   }
 }
 
 function shapeColumns(projectPk: number, filter: FilterNode | null, filterCols: number[]) {
   return {
     projectPk,
-    filter,
     filterCols,
     valueCols: [...filterColumns(filter, 'value')],
     statusCols: [...filterColumns(filter, 'status')],

@@ -3,8 +3,12 @@ import type { Database } from '../database.ts';
 import { chunks } from '../compiled-queries.ts';
 import type { Tables } from '../tables.ts';
 import { keyedFrom } from './cell-key-joins.ts';
-import { type Entry, ListingMemory, type WriteEffect, type WriteTicket } from './listing-memory.ts';
+import { affects, type ListingMemory, type WriteEffect } from './listing-memory.ts';
 import type { RowCounters } from './row-counters.ts';
+import type { SharedTotals, Watched } from './shared-totals.ts';
+
+/** Runs of one write when the database picks it as a deadlock's victim. */
+const DEADLOCK_ATTEMPTS = 4;
 
 /** What the body of a row write works with. */
 export interface RowWrite {
@@ -28,56 +32,82 @@ export const unchanged = <T>(result: T): WriteOutcome<T> => ({ result, changed: 
 
 /**
  * The one way rows are written. A write must, in order: announce itself to this process's listing
- * memory, open a transaction, measure the rows it changes against the remembered totals it
- * follows, bump the project's change counter (so other processes forget what they remember), commit,
- * and only then let the memory follow the write. `run` owns all of that; the body only writes and
- * says, through its answer, whether anything changed.
+ * memory, open a transaction, read the project's shared filtered totals (shared-totals.ts) and
+ * measure the rows it changes against those it may move, add its differences to them and bump the
+ * project's change counter (so what other processes remember is checked again), commit, and only
+ * then let the memory follow the write. `run` owns all of that; the body only writes and says,
+ * through its answer, whether anything changed.
  */
 export class RowWrites {
   constructor(
     private readonly database: Database,
     private readonly memory: ListingMemory,
     private readonly counters: RowCounters,
+    private readonly totals: SharedTotals,
   ) {}
 
   async run<T>(projectPk: number, effect: WriteEffect, body: (w: RowWrite) => Promise<WriteOutcome<T>>): Promise<T> {
     const ticket = this.memory.beginWrite(projectPk, effect);
-    const outcome = await this.database.db.transaction().execute(async (trx) => {
+    // Writers of several processes lock the same keys and totals in different orders now and then;
+    // the database then rolls one back whole, and running it again is all there is to do.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const outcome = await this.transaction(projectPk, effect, body);
+        // Committed: the memory follows the write (never for a write that did not commit or change anything).
+        if (outcome.changed) this.memory.endWrite(ticket);
+        return outcome.result;
+      } catch (e) {
+        if (attempt >= DEADLOCK_ATTEMPTS || !this.database.dialect.errors.isDeadlock(e)) throw e;
+        await Bun.sleep(Math.random() * 10 * attempt);
+      }
+    }
+  }
+
+  private transaction<T>(projectPk: number, effect: WriteEffect, body: (w: RowWrite) => Promise<WriteOutcome<T>>) {
+    return this.database.db.transaction().execute(async (trx) => {
+      const watched = await this.totals.watched(trx, projectPk);
+      // Totals this write may move are measured; the others only count the write.
+      const moved = watched.filter((w) => affects({ ...w, sortCols: [] }, effect).filter);
+      const deltas = new Map<string, number>(watched.filter((w) => !moved.includes(w)).map((w) => [w.key, 0]));
+      let measuredAll = false;
       const write: RowWrite = {
         trx,
         change: async (seqs, kind, statement) => {
-          if (kind !== 'add') await this.measure(trx, ticket, seqs, -1);
+          if (kind !== 'add') await this.measure(trx, moved, deltas, seqs, -1);
           const out = await statement();
-          if (kind !== 'remove') await this.measure(trx, ticket, seqs, 1);
+          if (kind !== 'remove') await this.measure(trx, moved, deltas, seqs, 1);
+          measuredAll = true;
           return out;
         },
       };
       const out = await body(write);
-      if (out.changed) await this.counters.bump(trx, projectPk, out.rows);
+      if (out.changed) {
+        // A body that changed rows without saying which cannot move the totals it may touch: they fall behind and are counted again.
+        if (!measuredAll) for (const w of moved) deltas.delete(w.key);
+        await this.totals.adjust(trx, projectPk, deltas);
+        await this.counters.bump(trx, projectPk, out.rows);
+      }
       return out;
     });
-    // Committed: the memory follows the write (never for a write that did not commit or change anything).
-    if (outcome.changed) this.memory.endWrite(ticket);
-    return outcome.result;
   }
 
   /**
-   * Adds to each total the write keeps exact the matches among `seqs`, times `sign` (-1 before
-   * changing them, +1 after). Before-counts lock the keys they read (the dialect's locked read), so
-   * they see the latest committed values, as the write itself will.
+   * Adds to each moved total the matches among `seqs`, times `sign` (-1 before changing them, +1
+   * after). Before-counts lock the keys they read (the dialect's locked read), so they see the
+   * latest committed values, as the write itself will.
    */
-  private async measure(trx: Kysely<Tables>, ticket: WriteTicket, seqs: number[], sign: 1 | -1): Promise<void> {
-    for (const e of ticket.measured) {
+  private async measure(trx: Kysely<Tables>, moved: Watched[], deltas: Map<string, number>, seqs: number[], sign: 1 | -1): Promise<void> {
+    for (const w of moved) {
       let n = 0;
-      for (const part of chunks(seqs, this.database.dialect.limits.inListSize)) n += await this.matchesAmong(trx, e, part, sign === -1);
-      ListingMemory.measure(ticket, e, sign * n);
+      for (const part of chunks(seqs, this.database.dialect.limits.inListSize)) n += await this.matchesAmong(trx, w, part, sign === -1);
+      deltas.set(w.key, (deltas.get(w.key) ?? 0) + sign * n);
     }
   }
 
-  private async matchesAmong(trx: Kysely<Tables>, e: Entry, seqs: number[], lock: boolean): Promise<number> {
-    if (seqs.length === 0 || !e.filter) return 0;
+  private async matchesAmong(trx: Kysely<Tables>, w: Watched, seqs: number[], lock: boolean): Promise<number> {
+    if (seqs.length === 0) return 0;
     const { dialect } = this.database;
-    const { from, d } = keyedFrom(dialect, e.projectPk, e.filterCols, e.filter);
+    const { from, d } = keyedFrom(dialect, w.projectPk, w.filterCols, w.filter);
     const r = await sql<{
       n: number;
     }>`SELECT COUNT(*) AS n ${from} AND ${sql.ref(`${d}.seq`)} IN (${sql.join(seqs)}) ${lock ? dialect.locking.lockClause : sql``}`.execute(

@@ -7,6 +7,7 @@ import { RowListing } from './row-listing.ts';
 import { RowReader } from './row-reader.ts';
 import { RowWrites } from './row-write.ts';
 import { RowWriter } from './row-writer.ts';
+import { SharedTotals } from './shared-totals.ts';
 
 /**
  * Row storage (docs/storage.md): reads (RowReader), pages and totals (RowListing), writes
@@ -25,8 +26,9 @@ export class SqlRowRepo implements RowRepo {
     this.rowsPerStatement = database.dialect.limits.inListSize;
     this.counters = new RowCounters(database);
     this.reader = new RowReader(database);
-    this.listing = new RowListing(database, memory, this.counters, this.reader);
-    this.writer = new RowWriter(database, new RowWrites(database, memory, this.counters));
+    const totals = new SharedTotals(database);
+    this.listing = new RowListing(database, memory, this.counters, this.reader, totals);
+    this.writer = new RowWriter(database, new RowWrites(database, memory, this.counters, totals));
   }
 
   insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[], builderState?: BuilderRunState): Promise<number[]> {
