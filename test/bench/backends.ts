@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SqlStorage } from '../../adapters/storage/sql-storage.ts';
+import { openStorage, type SqlStorage } from '../../adapters/storage/sql-storage.ts';
 import { loadConfig } from '../../core/config.ts';
 import { issueApiKey } from '../../core/services/api-keys.ts';
 import { type RunningService, startService } from '../../core/service.ts';
@@ -19,6 +19,8 @@ export interface Backend {
   where: string;
   service: RunningService;
   storage: SqlStorage;
+  /** The same database as another process sees it: its own pool and memory (writes the service did not make). */
+  otherProcess: SqlStorage;
   url: string;
   key: string;
   workspaceId: string;
@@ -62,6 +64,8 @@ export async function startBackend(dialect: BenchDialect): Promise<Backend> {
     const service = await startService(config);
     cleanup.add(() => service.stop());
     const storage = service.kernel.storage as SqlStorage;
+    const otherProcess = await openStorage(databaseUrlValue, { migrate: false, poolSize: 2 });
+    cleanup.add(() => otherProcess.close());
     const ws = await storage.workspaces.create({ name: 'bench', plan: BENCH_PLAN });
     const { api_key } = await issueApiKey(storage.workspaces, ws.id);
     return {
@@ -69,6 +73,7 @@ export async function startBackend(dialect: BenchDialect): Promise<Backend> {
       where,
       service,
       storage,
+      otherProcess,
       url: service.restUrl as string,
       key: api_key,
       workspaceId: ws.id,

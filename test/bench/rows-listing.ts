@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Column, Project } from '../../core/model.ts';
 import type { Backend } from './backends.ts';
 import { barePage, explainPage, statementText } from './rows-bare-sql.ts';
@@ -42,7 +41,7 @@ export interface Target {
 export interface Writes {
   /** This process inserts one company row (as POST /rows or a builder page does). */
   own: () => Promise<unknown>;
-  /** Another process wrote: the project's change counter moves, this process cannot know what changed. */
+  /** Another process wrote a row: the project's change counter moves; totals shared through the database follow it. */
   other: () => Promise<unknown>;
 }
 
@@ -53,8 +52,8 @@ export function writers(b: Backend, project: Project, columns: Column[]): Writes
   let n = OWN_WRITE_COMPANIES;
   return {
     own: () => b.storage.rows.insert(project.pk, columns, [companyCells(columns, n++)]),
-    // Exactly what any write of another process does to the sharded counter.
-    other: () => sql`UPDATE project_row_counts SET v = v + 1 WHERE project_pk = ${project.pk} AND shard = 0`.execute(b.storage.database.db),
+    // A row inserted by another process (its own repository and memory, the same database).
+    other: () => b.otherProcess.rows.insert(project.pk, columns, [companyCells(columns, n++)]),
   };
 }
 
