@@ -84,10 +84,12 @@ describe('row writes', () => {
   const rows = files('adapters/storage/rows/');
 
   test('only rows/row-write.ts opens a row transaction or starts and ends a remembered-listing write', () => {
-    const found = rows.filter(
-      (f) => f !== 'adapters/storage/rows/row-write.ts' && code(f).some((line) => /\.transaction\(\)|\.(beginWrite|endWrite)\(/.test(line)),
-    );
+    // shared-totals.ts opens its own transactions too: they register and count filters, never write rows.
+    const allowed = new Set(['adapters/storage/rows/row-write.ts', 'adapters/storage/rows/shared-totals.ts']);
+    const found = rows.filter((f) => !allowed.has(f) && code(f).some((line) => /\.transaction\(\)|\.(beginWrite|endWrite)\(/.test(line)));
     expect(found).toEqual([]);
+    const totals = code('adapters/storage/rows/shared-totals.ts');
+    expect(totals.some((line) => /project_rows|cell_keys|beginWrite|endWrite/.test(line))).toBe(false);
   });
 
   test('row storage files stay small: one concept each', () => {
