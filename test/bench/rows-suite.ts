@@ -108,7 +108,8 @@ export async function runDialect(b: Backend, s: Settings): Promise<DialectResult
     await writes.other();
     step(`${b.dialect}: grown in ${bigSeed.seconds.toFixed(1)} s (${Math.round(bigSeed.rowsPerSecond)} rows/s)`);
     const projectRows = await liveRows(b, project.pk);
-    if (projectRows !== s.bigRows + 1) warnings.push(`${b.dialect}: project has ${projectRows} rows after growing, expected ${s.bigRows + 1}`);
+    if (projectRows !== s.bigRows + 1)
+      warnings.push(`${b.dialect}: project has ${projectRows} rows after growing, expected ${s.bigRows + 1}`);
     const d = cases.find((c) => c.key === 'd') as BenchCase;
     step(`${b.dialect}: ${d.label}, page 1 at ${projectRows.toLocaleString('en-US')} rows`);
     // Bare SQL and HTTP only: at 1M rows every layer can take a minute.
