@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import { openExpressionPool } from './expressions/expression-pool.ts';
 import { restApp } from './http/rest-app.ts';
 import { raiseNativeHeaderLimit } from './http/request-checks.ts';
+import { startOutboxRelay } from './jobs/job-outbox.ts';
 import { BuilderRunPayload, runBuilderJob } from './jobs/run-builder.ts';
 import { EnrichPayloadSchema, runEnrichmentJob } from './jobs/run-enrichment.ts';
 import { resumeUnfinishedWork } from './jobs/resume-unfinished.ts';
@@ -104,6 +105,8 @@ export async function startService(config: Config, options: { rest?: boolean; mc
   // Before any request: work the in-process queue lost with a previous process is queued again.
   if (config.workers > 0 && !kernel.queue.durable) await resumeUnfinishedWork(kernel);
   const stopPublishing = config.workers > 0 ? startWorkers(kernel) : () => {};
+  // Every process relays the outbox: jobs stored while Redis was away reach it once it is back.
+  const stopRelay = startOutboxRelay(kernel);
   let restUrl: string | undefined;
   let server: { stop(): Promise<void> | void } | undefined;
   if (options.rest ?? config.serve !== 'mcp') {
@@ -125,6 +128,7 @@ export async function startService(config: Config, options: { rest?: boolean; mc
     async stop() {
       await server?.stop();
       await mcp?.stop();
+      stopRelay();
       stopPublishing();
       await kernel.queue.close();
       await kernel.expressions.close();

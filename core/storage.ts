@@ -16,6 +16,32 @@ import type {
 
 /** The storage doors the kernel needs (../shared/DESIGN.md §1 adapters). `adapters/storage/` implements them. */
 
+/** A job a write starts, kept in the job outbox until the queue has it (DESIGN §8: Redis away loses nothing). */
+export interface OutboxJob {
+  /** The job's id on the queue too, so that handing it over twice runs it once. */
+  id: string;
+  type: string;
+  payload: unknown;
+}
+
+/**
+ * The jobs a write starts, made from what it wrote (the rows' seqs, the project) inside its
+ * transaction, which stores them in the outbox: the work and its jobs commit together or not at all.
+ */
+export type JobsOf<R> = (written: R) => OutboxJob[];
+
+/** Jobs that committed writes started and no queue has taken yet (core/jobs/job-outbox.ts relays them). */
+export interface JobOutboxRepo {
+  /** Jobs stored at least `olderThanMs` ago, oldest first. */
+  due(olderThanMs: number, limit: number): Promise<OutboxJob[]>;
+  /** Forgets jobs the queue has taken. */
+  remove(ids: string[]): Promise<void>;
+  /** Jobs waiting in the outbox (for /metrics). */
+  depth(): Promise<number>;
+  /** Forgets every job; answers how many. */
+  clear(): Promise<number>;
+}
+
 export interface ApiKeyRecord {
   id: string;
   workspaceId: string;
@@ -72,16 +98,19 @@ export interface ProjectListQuery {
 }
 
 export interface ProjectRepo {
-  create(input: {
-    /** A chosen public id (e.g. one already named in a credit reservation); generated when absent. */
-    id?: string;
-    workspaceId: string;
-    creatorId: string;
-    name: string;
-    builderId: string | null;
-    formData: unknown;
-    columns: NewColumn[];
-  }): Promise<Project>;
+  create(
+    input: {
+      /** A chosen public id (e.g. one already named in a credit reservation); generated when absent. */
+      id?: string;
+      workspaceId: string;
+      creatorId: string;
+      name: string;
+      builderId: string | null;
+      formData: unknown;
+      columns: NewColumn[];
+    },
+    jobs?: JobsOf<Project>,
+  ): Promise<Project>;
   /** A live project of this workspace; another workspace's project is `undefined`, like a missing one. */
   get(workspaceId: string, id: string): Promise<Project | undefined>;
   getByPk(pk: number): Promise<Project | undefined>;
@@ -137,7 +166,13 @@ export interface RowRepo {
    * Inserts rows atomically (all or none); returns their sequence numbers, in order. A builder page
    * passes its state so that the rows and the checkpoint commit together (no duplicate on resume).
    */
-  insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[], builderState?: BuilderRunState): Promise<number[]>;
+  insert(
+    projectPk: number,
+    columns: Column[],
+    rows: Record<number, Cell>[],
+    builderState?: BuilderRunState,
+    jobs?: JobsOf<number[]>,
+  ): Promise<number[]>;
   page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }>;
   get(projectPk: number, seq: number, toolCols?: number[]): Promise<StoredRow | undefined>;
   first(projectPk: number, toolCols?: number[]): Promise<StoredRow | undefined>;
@@ -148,9 +183,16 @@ export interface RowRepo {
   /** Tool columns of live projects that hold `queued` or `running` cells (work to resume after a restart). */
   unfinishedColumns(): Promise<{ projectPk: number; colNo: number }[]>;
   /** Rows of one column whose cell status is one of `from`, moved to `to`; returns their seqs. */
-  moveStatus(projectPk: number, colNo: number, from: CellStatus[], to: CellStatus, seqs?: number[]): Promise<number[]>;
+  moveStatus(
+    projectPk: number,
+    colNo: number,
+    from: CellStatus[],
+    to: CellStatus,
+    seqs?: number[],
+    jobs?: JobsOf<number[]>,
+  ): Promise<number[]>;
   /** Writes tool results (value, status, error) of one column, atomically for the batch. */
-  writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[]): Promise<void>;
+  writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[], jobs?: JobsOf<void>): Promise<void>;
   /** Several rows by seq (live only), in the order asked. */
   getMany(projectPk: number, seqs: number[], toolCols?: number[]): Promise<StoredRow[]>;
   /** Up to `limit` live rows after `afterSeq`, in insertion order: a walk over a project that no insert or delete can make skip a row. */
@@ -205,7 +247,7 @@ export interface IcpScoreRunRecord {
 
 /** Score runs; reads by the caller are scoped to the workspace, the job reads by id. */
 export interface IcpScoreRunRepo {
-  create(run: Omit<IcpScoreRunRecord, 'createdAt' | 'updatedAt'>): Promise<IcpScoreRunRecord>;
+  create(run: Omit<IcpScoreRunRecord, 'createdAt' | 'updatedAt'>, jobs?: JobsOf<IcpScoreRunRecord>): Promise<IcpScoreRunRecord>;
   get(workspaceId: string, id: string): Promise<IcpScoreRunRecord | undefined>;
   getById(id: string): Promise<IcpScoreRunRecord | undefined>;
   /** Ids of runs still `queued` or `running` (work to resume after a restart). */
@@ -251,6 +293,7 @@ export interface Storage {
   icps: IcpRepo;
   icpScoreRuns: IcpScoreRunRepo;
   oauthIdentities: OAuthIdentityRepo;
+  outbox: JobOutboxRepo;
   /** Liveness of the database, for health checks. */
   ping(): Promise<void>;
   /** Migrations of this code the database has not applied yet (empty once start-up migrated it). */

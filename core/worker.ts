@@ -1,5 +1,6 @@
 import { loadConfig } from './config.ts';
 import { log } from './log.ts';
+import { startOutboxRelay } from './jobs/job-outbox.ts';
 import { createKernel, startWorkers } from './service.ts';
 
 /**
@@ -13,12 +14,14 @@ async function main(): Promise<void> {
   }
   const kernel = await createKernel(config);
   const stopPublishing = startWorkers(kernel);
+  const stopRelay = startOutboxRelay(kernel);
   log.info('worker started', { worker: kernel.queue.workerId, concurrency: config.workerConcurrency });
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info('worker shutting down', { worker: kernel.queue.workerId, signal });
+    stopRelay();
     stopPublishing();
     await kernel.queue.close();
     await kernel.expressions.close();

@@ -90,14 +90,16 @@ describe.each(DIALECTS)('projects API on %s', (dialect) => {
       expect(r.body.detail.message).toContain('"A" appears twice');
     });
 
-    test('when the build cannot be started the answer is 500 and no project is left behind', async () => {
+    test('when the queue does not take the build, the project is still created and its job waits in the outbox', async () => {
       const other = await startTestService(dialect);
       try {
         await other.service.kernel.queue.close();
         const r = await other.api('POST', '/projects', { body: { builder_id: 'manual_list_builder', form_data: { companies: 'x' } } });
-        expect(r.status).toBe(500);
-        expect(r.body.detail).toContain('could not be started');
-        expect((await other.api('GET', '/projects')).body.total).toBe(0);
+        expect(r.status).toBe(201);
+        const p = await other.api('GET', `/projects/${r.body.project_id}`);
+        expect(p.body.builder_status.type).toBe('queued');
+        const waiting = await other.service.kernel.storage.outbox.due(0, 10);
+        expect(waiting.map((j) => j.type)).toEqual(['builder.run']);
       } finally {
         await other.stop();
       }

@@ -74,6 +74,22 @@ describe.each(IMPLEMENTATIONS)('job queue contract: %s', (impl) => {
     expect(s).toMatchObject({ waiting: 0, pending: 0, delayed: 0, running: 0, processed: 50, failed: 0 });
   });
 
+  test('a job handed over twice under its outbox id (a repeated relay) runs once, with that id', async () => {
+    const q = await open();
+    const seen: Job[] = [];
+    q.consume({ work: async (job) => void seen.push(job) }, { concurrency: 2 });
+    const id = '0190f5a4-0000-7000-8000-000000000001';
+    const answers = await Promise.all([q.enqueue('work', { n: 1 }, { id }), q.enqueue('work', { n: 1 }, { id })]);
+    expect(answers).toEqual([id, id]);
+    await q.enqueue('work', { n: 1 }, { id }); // and once more, after the first was taken
+    await q.enqueue('work', { n: 2 }); // a job without an outbox id is never refused
+    await waitFor('2 jobs', () => seen.length >= 2);
+    await q.drain({ timeoutMs: 5000 });
+    await Bun.sleep(50);
+    expect(seen).toHaveLength(2);
+    expect(seen.filter((j) => j.id === id).map((j) => j.payload)).toEqual([{ n: 1 }]);
+  });
+
   test('a retryable failure is retried with exponential backoff, then succeeds', async () => {
     const q = await open({ backoff: { baseMs: 60, jitter: 0 } });
     const attempts: { attempt: number; at: number }[] = [];

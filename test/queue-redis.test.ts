@@ -314,10 +314,21 @@ describe('Redis going away mid-run', () => {
         for (let n = 0; n < 30; n++) ids.add(await q.enqueue('work', { n }));
         await waitFor('some jobs done', () => done.length >= 6, 5000);
         const restarted = server.restart(1000);
-        await Bun.sleep(300); // Redis is down now: enqueues wait for it
-        const late = Array.from({ length: 5 }, (_, n) => q.enqueue('work', { late: n }));
+        await Bun.sleep(300); // Redis is down now: an enqueue is refused at once (the caller's outbox keeps the job)
+        const refusedAt = performance.now();
+        await expect(q.enqueue('work', { late: 0 })).rejects.toThrow('redis is unavailable');
+        expect(performance.now() - refusedAt).toBeLessThan(100);
         await restarted;
-        for (const id of await Promise.all(late)) ids.add(id);
+        await waitFor(
+          'the queue connected again',
+          () =>
+            q.ping().then(
+              () => true,
+              () => false,
+            ),
+          5000,
+        );
+        for (let n = 0; n < 5; n++) ids.add(await q.enqueue('work', { late: n }));
         await waitFor('every job done', () => new Set(done).size >= ids.size, 15_000);
         await q.drain({ timeoutMs: 5000 });
         expect(new Set(done)).toEqual(ids);

@@ -17,6 +17,9 @@ interface Entry {
   enqueuedAt: number;
 }
 
+/** Outbox job ids the in-process queue remembers, to take each once. */
+const HANDED_OVER_MAX = 100_000;
+
 interface Running {
   entry: Entry;
   controller: AbortController;
@@ -34,6 +37,8 @@ export class InProcessQueue implements JobQueue {
   private readonly graceMs: number;
   private readonly deadMaxLength: number;
   private readonly waiting: Entry[] = [];
+  /** Outbox job ids already taken (insertion order: oldest first). */
+  private readonly handedOver = new Set<string>();
   private readonly delayed = new Map<Entry, ReturnType<typeof setTimeout>>();
   private readonly running = new Set<Running>();
   private readonly dead: DeadJob[] = [];
@@ -50,9 +55,15 @@ export class InProcessQueue implements JobQueue {
     this.deadMaxLength = options.deadMaxLength ?? 100_000;
   }
 
-  async enqueue(type: string, payload: unknown): Promise<string> {
+  async enqueue(type: string, payload: unknown, options: { id?: string } = {}): Promise<string> {
     if (this.closed) throw new Error('queue is closed');
-    const entry: Entry = { job: { id: newId(), type, payload, attempt: 1 }, enqueuedAt: Date.now() };
+    if (options.id) {
+      if (this.handedOver.has(options.id)) return options.id;
+      this.handedOver.add(options.id);
+      // Ids are remembered to refuse a repeat; the oldest are forgotten past HANDED_OVER_MAX.
+      if (this.handedOver.size > HANDED_OVER_MAX) for (const old of this.handedOver.keys()) if (this.handedOver.delete(old)) break;
+    }
+    const entry: Entry = { job: { id: options.id ?? newId(), type, payload, attempt: 1 }, enqueuedAt: Date.now() };
     this.waiting.push(entry);
     queueMicrotask(() => this.pump());
     return entry.job.id;

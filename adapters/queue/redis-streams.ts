@@ -8,12 +8,14 @@ import {
   type Job,
   type JobHandlers,
   type JobQueue,
+  DEDUPE_WINDOW_MS,
   newWorkerId,
   type QueueOptions,
   type QueueStats,
 } from '../../core/jobs/queue.ts';
 import { type AttemptOutcome, type RetryPolicy, retryPolicy, runAttempt } from '../../core/jobs/retry-policy.ts';
 import { log, redactUrl } from '../../core/log.ts';
+import { withTimeout } from '../../core/time-limit.ts';
 
 /**
  * The job queue on bare Redis Streams (Redis 6.2+), for scaling out over several processes.
@@ -25,6 +27,7 @@ import { log, redactUrl } from '../../core/log.ts';
  *  - `<prefix>:delayed` sorted set of retries waiting for their backoff, scored by due time (ms);
  *                       consumers move due ones back into the stream. Durable like the stream.
  *  - `<prefix>:dead`    the dead-letter stream: payload, error, reason, attempts.
+ *  - `<prefix>:sent:<id>` marks an outbox job as added (24 h), so that relaying it again adds nothing.
  *
  * Delivery: XREADGROUP BLOCK for new entries; a job whose consumer stopped heart-beating for
  * `visibilityTimeoutMs` is taken over with XAUTOCLAIM, and its delivery count (from XPENDING) adds to
@@ -37,6 +40,8 @@ import { log, redactUrl } from '../../core/log.ts';
  */
 
 const GROUP = 'workers';
+/** An enqueue Redis has not answered by then counts as failed (its job stays in the outbox; a late add is deduplicated). */
+const ENQUEUE_TIMEOUT_MS = 2_000;
 
 /** What a stream entry and a `delayed` member hold. */
 interface Envelope {
@@ -99,6 +104,16 @@ class LuaScript {
  * The settle scripts run only while we own the entry, so a command re-sent after a lost reply is
  * harmless. Answer 1 = settled, 0 = not pending any more, -1 = owned by another consumer.
  */
+
+/**
+ * An outbox job, added once: the first hand-over of its id marks it sent (for ARGV[3] ms) and adds
+ * it; a repeat (a relay whose delete was lost, two processes relaying at once) adds nothing.
+ * KEYS stream, sent marker; ARGV max length, job, marker ttl ms.
+ */
+const addOnce = new LuaScript(`
+if not redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[3]) then return 0 end
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'job', ARGV[2])
+return 1`);
 
 /** KEYS stream; ARGV group, consumer, entry id. */
 const settleDone = new LuaScript(`
@@ -242,7 +257,7 @@ export class RedisStreamsQueue implements JobQueue {
   private readonly url: string;
   private readonly cmd: Redis;
   private reader: Redis | undefined;
-  private readonly keys: { stream: string; delayed: string; dead: string };
+  private readonly keys: { stream: string; delayed: string; dead: string; sent: string };
   private readonly policy: RetryPolicy;
   private readonly visibilityMs: number;
   private readonly graceMs: number;
@@ -278,7 +293,7 @@ export class RedisStreamsQueue implements JobQueue {
     this.url = url;
     this.workerId = options.workerId ?? newWorkerId();
     const prefix = options.prefix ?? 'wfs:jobs';
-    this.keys = { stream: `${prefix}:stream`, delayed: `${prefix}:delayed`, dead: `${prefix}:dead` };
+    this.keys = { stream: `${prefix}:stream`, delayed: `${prefix}:delayed`, dead: `${prefix}:dead`, sent: `${prefix}:sent` };
     this.policy = retryPolicy(options);
     this.visibilityMs = Math.max(100, options.visibilityTimeoutMs ?? 30_000);
     this.graceMs = options.shutdownGraceMs ?? 10_000;
@@ -297,19 +312,11 @@ export class RedisStreamsQueue implements JobQueue {
   static async open(url: string, options: QueueOptions = {}): Promise<RedisStreamsQueue> {
     const q = new RedisStreamsQueue(url, options);
     const timeoutMs = options.connectTimeoutMs ?? 10_000;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      await Promise.race([
-        q.ensureGroup(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`Redis at ${safeUrl(url)} did not answer within ${timeoutMs} ms`)), timeoutMs);
-        }),
-      ]);
+      await withTimeout(q.ensureGroup(), timeoutMs, `Redis at ${safeUrl(url)} did not answer within ${timeoutMs} ms`);
     } catch (e) {
       q.cmd.disconnect();
       throw e;
-    } finally {
-      clearTimeout(timer);
     }
     return q;
   }
@@ -350,10 +357,17 @@ export class RedisStreamsQueue implements JobQueue {
     }
   }
 
-  async enqueue(type: string, payload: unknown): Promise<string> {
+  async enqueue(type: string, payload: unknown, options: { id?: string } = {}): Promise<string> {
     if (this.closing) throw new Error('queue is closed');
-    const env: Envelope = { id: newId(), type, payload: payload ?? null, attempt: 1, enqueuedAt: Date.now() };
-    await this.cmd.call('XADD', [this.keys.stream, 'MAXLEN', '~', this.maxLength, '*', 'job', JSON.stringify(env)]);
+    // Away means away: a command held in ioredis's offline queue would keep a request waiting for
+    // seconds; the caller's job waits in the outbox instead.
+    if (this.cmd.status !== 'ready') throw new Error('redis is unavailable');
+    const env: Envelope = { id: options.id ?? newId(), type, payload: payload ?? null, attempt: 1, enqueuedAt: Date.now() };
+    const job = JSON.stringify(env);
+    const sent = options.id
+      ? addOnce.run(this.cmd, [this.keys.stream, `${this.keys.sent}:${options.id}`], [this.maxLength, job, DEDUPE_WINDOW_MS])
+      : this.cmd.call('XADD', [this.keys.stream, 'MAXLEN', '~', this.maxLength, '*', 'job', job]);
+    await withTimeout(sent, ENQUEUE_TIMEOUT_MS, 'redis did not take the job in time');
     return env.id;
   }
 

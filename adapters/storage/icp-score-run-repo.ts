@@ -1,7 +1,8 @@
 import type { IcpDefinition } from '../../core/icp/definition.ts';
 import type { ScoreTally } from '../../core/icp/score-tally.ts';
-import type { IcpScoreRunRecord, IcpScoreRunRepo, IcpScoreRunStatus } from '../../core/storage.ts';
+import type { IcpScoreRunRecord, IcpScoreRunRepo, IcpScoreRunStatus, JobsOf } from '../../core/storage.ts';
 import type { Database } from './database.ts';
+import { storeJobs } from './job-outbox-repo.ts';
 import type { IcpScoreRunTable } from './tables.ts';
 
 const toRun = (r: IcpScoreRunTable): IcpScoreRunRecord => ({
@@ -30,7 +31,7 @@ export class SqlIcpScoreRunRepo implements IcpScoreRunRepo {
     return this.database.db;
   }
 
-  async create(run: Omit<IcpScoreRunRecord, 'createdAt' | 'updatedAt'>): Promise<IcpScoreRunRecord> {
+  async create(run: Omit<IcpScoreRunRecord, 'createdAt' | 'updatedAt'>, jobs?: JobsOf<IcpScoreRunRecord>): Promise<IcpScoreRunRecord> {
     const now = Date.now();
     const row: IcpScoreRunTable = {
       id: run.id,
@@ -49,8 +50,17 @@ export class SqlIcpScoreRunRepo implements IcpScoreRunRepo {
       created_at: now,
       updated_at: now,
     };
-    await this.db.insertInto('icp_score_runs').values(row).execute();
-    return toRun(row);
+    if (!jobs) {
+      await this.db.insertInto('icp_score_runs').values(row).execute();
+      return toRun(row);
+    }
+    // The run and the job that works it commit together.
+    return this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('icp_score_runs').values(row).execute();
+      const created = toRun(row);
+      await storeJobs(trx, jobs(created));
+      return created;
+    });
   }
 
   async get(workspaceId: string, id: string): Promise<IcpScoreRunRecord | undefined> {

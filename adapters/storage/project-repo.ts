@@ -2,8 +2,9 @@ import { type Selectable, sql } from 'kysely';
 import { ServiceError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import type { BuilderCheckpoint, BuilderState, Column, ExecutionLogEntry, Project, WaterfallStep } from '../../core/model.ts';
-import type { BuilderRunState, NewColumn, ProjectListQuery, ProjectRepo } from '../../core/storage.ts';
+import type { BuilderRunState, JobsOf, NewColumn, ProjectListQuery, ProjectRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
+import { storeJobs } from './job-outbox-repo.ts';
 import { likeEscape } from './rows/row-filter-sql.ts';
 import type { ColumnTable, ProjectTable } from './tables.ts';
 
@@ -101,15 +102,18 @@ export class SqlProjectRepo implements ProjectRepo {
     return this.database.db;
   }
 
-  async create(input: {
-    id?: string;
-    workspaceId: string;
-    creatorId: string;
-    name: string;
-    builderId: string | null;
-    formData: unknown;
-    columns: NewColumn[];
-  }): Promise<Project> {
+  async create(
+    input: {
+      id?: string;
+      workspaceId: string;
+      creatorId: string;
+      name: string;
+      builderId: string | null;
+      formData: unknown;
+      columns: NewColumn[];
+    },
+    jobs?: JobsOf<Project>,
+  ): Promise<Project> {
     const now = Date.now();
     const values = {
       id: input.id ?? newId(),
@@ -140,7 +144,9 @@ export class SqlProjectRepo implements ProjectRepo {
           .values(input.columns.map((c, i) => columnRecord(pk, i + 1, c, i + 1, now)))
           .execute();
       }
-      return toProject({ ...values, pk });
+      const project = toProject({ ...values, pk });
+      if (jobs) await storeJobs(trx, jobs(project)); // the builder run starts with its project, or neither exists
+      return project;
     });
   }
 

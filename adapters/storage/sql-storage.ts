@@ -7,6 +7,7 @@ import { SqlOAuthIdentityRepo } from './oauth-identity-repo.ts';
 import { SqlEnrichmentCache } from './cache-repo.ts';
 import { SqlCreditRepo } from './credit-repo.ts';
 import { SqlIdempotencyRepo } from './idempotency-repo.ts';
+import { SqlJobOutboxRepo } from './job-outbox-repo.ts';
 import { SqlProjectRepo } from './project-repo.ts';
 import { SqlRowRepo } from './rows/sql-row-repo.ts';
 import { SqlWorkspaceRepo } from './workspace-repo.ts';
@@ -31,6 +32,7 @@ export async function openStorage(url: string, options: { migrate?: boolean; poo
     icps: new SqlIcpRepo(database),
     icpScoreRuns: new SqlIcpScoreRunRepo(database),
     oauthIdentities: new SqlOAuthIdentityRepo(database),
+    outbox: new SqlJobOutboxRepo(database),
     ping: async () => {
       await sql`SELECT 1`.execute(database.db);
     },

@@ -180,6 +180,14 @@ export interface OAuthIdentityTable {
   created_at: number;
 }
 
+/** A job a committed write started, not yet handed to the queue (migration 013); `payload` is JSON. */
+export interface JobOutboxTable {
+  id: string;
+  type: string;
+  payload: string;
+  created_at: number;
+}
+
 export interface Tables {
   workspaces: WorkspaceTable;
   api_keys: ApiKeyTable;
@@ -197,4 +205,5 @@ export interface Tables {
   icps: IcpTable;
   icp_score_runs: IcpScoreRunTable;
   oauth_identities: OAuthIdentityTable;
+  job_outbox: JobOutboxTable;
 }

@@ -8,7 +8,7 @@ import { runCall } from '../operations/run-operation.ts';
 import { presentedKeyPrefix } from '../services/api-keys.ts';
 import { accessLog, accessRecord } from './access-log.ts';
 import { errorResponse, outcomeResponse } from './error-response.ts';
-import { renderMetrics } from '../metrics/prometheus.ts';
+import { gatherMetrics, renderMetrics } from '../metrics/prometheus.ts';
 import { apiDocs, openapiOperation } from './openapi.ts';
 import { healthRoutes } from './health.ts';
 import { mediaTypeRefusal } from './request-checks.ts';
@@ -57,9 +57,7 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
           { status: 401, headers: { 'www-authenticate': 'Bearer realm="metrics"' } },
         );
       }
-      const [own, published] = await Promise.all([kernel.queue.stats(), kernel.statsBoard.all()]);
-      const workers = [...published.filter((w) => w.workerId !== own.workerId), ...(kernel.config.workers > 0 ? [own] : [])];
-      const { contentType, body } = await renderMetrics(own, workers);
+      const { contentType, body } = await renderMetrics(await gatherMetrics(kernel));
       return new Response(body, { headers: { 'content-type': contentType } });
     },
     { detail: { hide: true } },

@@ -112,8 +112,12 @@ export interface JobQueue {
   readonly workerId: string;
   /** Whether queued jobs outlive this process (Redis) or die with it (in-process). */
   readonly durable: boolean;
-  /** Queues a job and answers its id. Durable once resolved (Redis). */
-  enqueue(type: string, payload: unknown): Promise<string>;
+  /**
+   * Queues a job and answers its id. Durable once resolved (Redis). Given an `id` (an outbox job's),
+   * a second enqueue of that id queues nothing (Redis: for `DEDUPE_WINDOW_MS`), so a relay that
+   * repeats itself never runs a job twice. Rejects at once while Redis is away.
+   */
+  enqueue(type: string, payload: unknown, options?: { id?: string }): Promise<string>;
   /** Starts consuming with these handlers, at most `concurrency` jobs at once. Call once. */
   consume(handlers: JobHandlers, options: ConsumeOptions): void;
   /**
@@ -162,6 +166,9 @@ export interface QueueOptions {
   /** Overrides the generated consumer id (tests). */
   workerId?: string;
 }
+
+/** How long a queue remembers the id of a job it was handed, to refuse it a second time (24 h). */
+export const DEDUPE_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** A consumer id unique across processes and restarts: hostname-pid-random. */
 export function newWorkerId(): string {

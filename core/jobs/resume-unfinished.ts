@@ -2,7 +2,8 @@ import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
 import { BUILDER_RUN_JOB } from '../services/projects.ts';
 import { ICP_SCORE_JOB } from './run-icp-score.ts';
-import { enqueueEnrichment } from '../services/row-insert.ts';
+import { enrichmentJobs } from '../services/row-insert.ts';
+import { writeStartingJobs } from './job-outbox.ts';
 
 /**
  * The in-process queue dies with its process: after a crash (or SIGKILL) its cells would stay
@@ -15,12 +16,17 @@ import { enqueueEnrichment } from '../services/row-insert.ts';
  */
 export async function resumeUnfinishedWork(kernel: Kernel): Promise<{ builds: number; cells: number }> {
   const { projects, rows } = kernel.storage;
+  // Jobs left in the outbox are for work this resume queues again from its state.
+  await kernel.storage.outbox.clear();
   let cells = 0;
   for (const { projectPk, colNo } of await rows.unfinishedColumns()) {
     const column = (await projects.columns(projectPk)).find((c) => c.no === colNo && c.type === 'tool');
     if (!column) continue;
-    const seqs = await rows.moveStatus(projectPk, colNo, ['queued', 'running'], 'queued');
-    await enqueueEnrichment(kernel, projectPk, column, seqs);
+    const seqs = await writeStartingJobs(
+      kernel,
+      (moved: number[]) => enrichmentJobs(kernel, projectPk, column, moved),
+      (jobs) => rows.moveStatus(projectPk, colNo, ['queued', 'running'], 'queued', undefined, jobs),
+    );
     cells += seqs.length;
   }
   const builds = await projects.unfinishedBuilds();

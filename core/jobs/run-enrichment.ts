@@ -7,7 +7,8 @@ import { chargeRows, refundRows } from './enrichment/charge-rows.ts';
 import { claimBatch } from './enrichment/claim-batch.ts';
 import { classifyResults } from './enrichment/classify-results.ts';
 import type { EnrichBatch, OpenRow, Settled } from './enrichment/enrich-batch.ts';
-import { enqueueDependents } from './enrichment/follow-ups.ts';
+import { dependentJobs } from './enrichment/follow-ups.ts';
+import { writeStartingJobs } from './job-outbox.ts';
 import { prepareStep } from './enrichment/prepare-step.ts';
 import { reuseCached } from './enrichment/result-cache.ts';
 import { runTool } from './enrichment/run-tool.ts';
@@ -78,13 +79,20 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
   const open = await applyRunCondition(kernel.expressions, column.runCondition, sorted.open, settled);
   const { retry, lastError } = await runSteps(kernel, batch, jobCtx, open, settled);
 
-  await rows.writeCells(
-    project.pk,
-    column.no,
-    [...settled].map(([seq, cell]) => ({ seq, cell })),
+  // The results and the jobs of the columns waiting for them commit together.
+  const follow = dependentJobs(kernel, batch, [...settled.keys()]);
+  await writeStartingJobs(
+    kernel,
+    () => follow,
+    (jobs) =>
+      rows.writeCells(
+        project.pk,
+        column.no,
+        [...settled].map(([seq, cell]) => ({ seq, cell })),
+        follow.length ? jobs : undefined,
+      ),
   );
   if (sorted.waiting.length) await rows.moveStatus(project.pk, column.no, ['running'], 'queued', sorted.waiting);
-  await enqueueDependents(kernel, batch, [...settled.keys()]);
   if (retry.length) {
     // The rows that are done stay written; only these are tried again, after the queue's backoff.
     await rows.moveStatus(project.pk, column.no, ['running'], 'queued', retry);

@@ -6,7 +6,8 @@ import { compileCondition } from '../columns/run-condition.ts';
 import { referencedColumns } from '../columns/templates.ts';
 import { valueBytes } from '../rows/cell-limits.ts';
 import { schemaErrors } from '../schema/validate.ts';
-import { enqueueEnrichment } from './row-insert.ts';
+import { writeStartingJobs } from '../jobs/job-outbox.ts';
+import { enrichmentJobs } from './row-insert.ts';
 
 export interface CreateColumnInput {
   name: string;
@@ -157,8 +158,12 @@ export async function runColumns(kernel: Kernel, project: Project, input: { col_
   }
   let queued = 0;
   for (const c of chosen) {
-    const seqs = await kernel.storage.rows.moveStatus(project.pk, c.no, input.include_errors ? RUNNABLE_WITH_ERRORS : RUNNABLE, 'queued');
-    await enqueueEnrichment(kernel, project.pk, c, seqs);
+    const from = input.include_errors ? RUNNABLE_WITH_ERRORS : RUNNABLE;
+    const seqs = await writeStartingJobs(
+      kernel,
+      (moved: number[]) => enrichmentJobs(kernel, project.pk, c, moved),
+      (jobs) => kernel.storage.rows.moveStatus(project.pk, c.no, from, 'queued', undefined, jobs),
+    );
     queued += seqs.length;
   }
   return { queued };

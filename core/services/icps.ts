@@ -5,6 +5,7 @@ import { hasCriteria } from '../icp/score.ts';
 import { averageScore, emptyTally, scoreRowsInto } from '../icp/score-tally.ts';
 import { newId } from '../ids.ts';
 import { ICP_SCORE_JOB } from '../jobs/run-icp-score.ts';
+import { writeStartingJobs } from '../jobs/job-outbox.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Column, Project, Workspace } from '../model.ts';
 import type { IcpRecord, IcpScoreRunRecord } from '../storage.ts';
@@ -155,15 +156,12 @@ export async function scoreProject(kernel: Kernel, workspace: Workspace, icpId: 
       tally: preview,
     });
   } else {
-    await icpScoreRuns.create({ ...run, status: 'queued', rowsDone: 0, afterSeq: 0, tally: emptyTally() });
-    try {
-      await kernel.queue.enqueue(ICP_SCORE_JOB, { run_id: run.id });
-    } catch (e) {
-      const message = `the scoring could not be started: ${(e as Error).message}`;
-      await icpScoreRuns.update(run.id, { status: 'failed', error: message });
-      if (target) await rows.moveStatus(project.pk, target.no, ['queued'], 'pending');
-      throw new ServiceError('internal_error', message);
-    }
+    // The run and its job commit together; with Redis away the job waits in the outbox.
+    await writeStartingJobs(
+      kernel,
+      () => [{ type: ICP_SCORE_JOB, payload: { run_id: run.id } }],
+      (jobs) => icpScoreRuns.create({ ...run, status: 'queued', rowsDone: 0, afterSeq: 0, tally: emptyTally() }, jobs),
+    );
   }
   return {
     icp_id: icp.id,

@@ -1,4 +1,5 @@
-import { quoted, ServiceError, validationError } from '../errors.ts';
+import { quoted, validationError } from '../errors.ts';
+import { writeStartingJobs } from '../jobs/job-outbox.ts';
 import type { Kernel } from '../kernel.ts';
 import { releaseBuilderCredits, reserveBuilderCredits } from '../credits/charges.ts';
 import { newId } from '../ids.ts';
@@ -74,26 +75,27 @@ export async function createProjectFromBuilder(
   await reserveBuilderCredits(kernel, workspace.id, projectId, builder, target); // 402 when the balance is short
   let project: Project;
   try {
-    project = await kernel.storage.projects.create({
-      id: projectId,
-      workspaceId: workspace.id,
-      creatorId: workspace.id,
-      name: (input.name?.trim() || builder.projectName(input.form_data)).slice(0, 255),
-      builderId: builder.id,
-      formData: input.form_data,
-      columns: columns.map((name) => ({ name, type: 'input' as const })),
-    });
+    // The project and its builder run's job commit together; with Redis away the job waits in the outbox.
+    project = await writeStartingJobs(
+      kernel,
+      (created: Project) => [{ type: BUILDER_RUN_JOB, payload: { project_pk: created.pk } }],
+      (jobs) =>
+        kernel.storage.projects.create(
+          {
+            id: projectId,
+            workspaceId: workspace.id,
+            creatorId: workspace.id,
+            name: (input.name?.trim() || builder.projectName(input.form_data)).slice(0, 255),
+            builderId: builder.id,
+            formData: input.form_data,
+            columns: columns.map((name) => ({ name, type: 'input' as const })),
+          },
+          jobs,
+        ),
+    );
   } catch (e) {
     await releaseBuilderCredits(kernel, workspace.id, projectId, builder);
     throw e;
-  }
-  try {
-    await kernel.queue.enqueue(BUILDER_RUN_JOB, { project_pk: project.pk });
-  } catch (e) {
-    // Nothing half-written: a project whose build cannot start is withdrawn, its credits returned.
-    await kernel.storage.projects.softDelete(project.pk);
-    await releaseBuilderCredits(kernel, workspace.id, projectId, builder);
-    throw new ServiceError('internal_error', `The project was created but its build could not be started: ${(e as Error).message}`);
   }
   return { project_id: project.id };
 }

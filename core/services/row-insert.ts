@@ -1,5 +1,6 @@
 import { columnSteps } from '../columns/column-steps.ts';
 import { ServiceError } from '../errors.ts';
+import { type JobRequest, writeStartingJobs } from '../jobs/job-outbox.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Cell, Column } from '../model.ts';
 import { rowValuesProblem } from '../rows/cell-limits.ts';
@@ -18,12 +19,14 @@ export function enrichJobRows(kernel: Kernel, column: Column): number {
   return Math.max(50, Math.min(kernel.storage.rows.rowsPerStatement, batch * 2));
 }
 
-/** Queues enrichment of these rows for one tool column, in jobs of `enrichJobRows` rows. */
-export async function enqueueEnrichment(kernel: Kernel, projectPk: number, column: Column, seqs: number[]): Promise<void> {
+/** The jobs that enrich these rows for one tool column, `enrichJobRows` rows each. */
+export function enrichmentJobs(kernel: Kernel, projectPk: number, column: Column, seqs: number[]): JobRequest[] {
   const size = enrichJobRows(kernel, column);
+  const jobs: JobRequest[] = [];
   for (let i = 0; i < seqs.length; i += size) {
-    await kernel.queue.enqueue(ENRICH_JOB, { project_pk: projectPk, col_no: column.no, seqs: seqs.slice(i, i + size) });
+    jobs.push({ type: ENRICH_JOB, payload: { project_pk: projectPk, col_no: column.no, seqs: seqs.slice(i, i + size) } });
   }
+  return jobs;
 }
 
 /**
@@ -56,7 +59,11 @@ export async function insertRows(
   checkSizes(kernel, columns, rows);
   const auto = columns.filter((c) => c.type === 'tool' && c.autoRun);
   for (const cells of rows) for (const c of auto) cells[c.no] = { v: null, s: 'queued' };
-  const seqs = await kernel.storage.rows.insert(projectPk, columns, rows, builderState);
-  for (const c of auto) await enqueueEnrichment(kernel, projectPk, c, seqs);
-  return seqs;
+  if (auto.length === 0) return kernel.storage.rows.insert(projectPk, columns, rows, builderState);
+  // The rows and the jobs that enrich them commit together (core/jobs/job-outbox.ts).
+  return writeStartingJobs(
+    kernel,
+    (seqs: number[]) => auto.flatMap((c) => enrichmentJobs(kernel, projectPk, c, seqs)),
+    (jobs) => kernel.storage.rows.insert(projectPk, columns, rows, builderState, jobs),
+  );
 }

@@ -11,6 +11,7 @@ import { toolCellsInKeys } from './008-tool-cells-in-keys.ts';
 import { icpScoreRuns } from './009-icp-score-runs.ts';
 import { widerText } from './010-wider-text.ts';
 import { filterTotals } from './012-filter-totals.ts';
+import { jobOutbox } from './013-job-outbox.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(types: SchemaTypes): MigrationProvider {
@@ -28,6 +29,7 @@ export function migrationProvider(types: SchemaTypes): MigrationProvider {
         '009-icp-score-runs': icpScoreRuns(types),
         '010-wider-text': widerText(types),
         '012-filter-totals': filterTotals(types),
+        '013-job-outbox': jobOutbox(types),
       };
     },
   };

@@ -1,5 +1,7 @@
 import { type Kysely, sql } from 'kysely';
+import type { JobsOf } from '../../../core/storage.ts';
 import type { Database } from '../database.ts';
+import { storeJobs } from '../job-outbox-repo.ts';
 import { chunks } from '../compiled-queries.ts';
 import type { Tables } from '../tables.ts';
 import { keyedFrom } from './cell-key-joins.ts';
@@ -46,13 +48,14 @@ export class RowWrites {
     private readonly totals: SharedTotals,
   ) {}
 
-  async run<T>(projectPk: number, effect: WriteEffect, body: (w: RowWrite) => Promise<WriteOutcome<T>>): Promise<T> {
+  /** `jobs`: the jobs the write starts, stored in the outbox by the same transaction (from its result). */
+  async run<T>(projectPk: number, effect: WriteEffect, body: (w: RowWrite) => Promise<WriteOutcome<T>>, jobs?: JobsOf<T>): Promise<T> {
     const ticket = this.memory.beginWrite(projectPk, effect);
     // Writers of several processes lock the same keys and totals in different orders now and then;
     // the database then rolls one back whole, and running it again is all there is to do.
     for (let attempt = 1; ; attempt++) {
       try {
-        const outcome = await this.transaction(projectPk, effect, body);
+        const outcome = await this.transaction(projectPk, effect, body, jobs);
         // Committed: the memory follows the write (never for a write that did not commit or change anything).
         if (outcome.changed) this.memory.endWrite(ticket);
         return outcome.result;
@@ -63,7 +66,7 @@ export class RowWrites {
     }
   }
 
-  private transaction<T>(projectPk: number, effect: WriteEffect, body: (w: RowWrite) => Promise<WriteOutcome<T>>) {
+  private transaction<T>(projectPk: number, effect: WriteEffect, body: (w: RowWrite) => Promise<WriteOutcome<T>>, jobs?: JobsOf<T>) {
     return this.database.db.transaction().execute(async (trx) => {
       const watched = await this.totals.watched(trx, projectPk);
       // Totals this write may move are measured; the others only count the write.
@@ -87,6 +90,7 @@ export class RowWrites {
         await this.totals.adjust(trx, projectPk, deltas);
         await this.counters.bump(trx, projectPk, out.rows);
       }
+      if (jobs) await storeJobs(trx, jobs(out.result));
       return out;
     });
   }

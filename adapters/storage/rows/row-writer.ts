@@ -1,5 +1,5 @@
 import type { Cell, CellStatus, Column } from '../../../core/model.ts';
-import type { BuilderRunState } from '../../../core/storage.ts';
+import type { BuilderRunState, JobsOf } from '../../../core/storage.ts';
 import type { Database } from '../database.ts';
 import { chunks, insertMany } from '../compiled-queries.ts';
 import { builderStateValues } from '../project-repo.ts';
@@ -34,10 +34,17 @@ export class RowWriter {
   }
 
   /** Small inserts are written together with others into the same project (InsertLanes). */
-  insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[], builderState?: BuilderRunState): Promise<number[]> {
-    if (builderState || rows.length === 0 || rows.length > COALESCE_MAX_ROWS) return this.insertNow(projectPk, columns, rows, builderState);
+  insert(
+    projectPk: number,
+    columns: Column[],
+    rows: Record<number, Cell>[],
+    builderState?: BuilderRunState,
+    jobs?: JobsOf<number[]>,
+  ): Promise<number[]> {
+    if (builderState || rows.length === 0 || rows.length > COALESCE_MAX_ROWS)
+      return this.insertNow(projectPk, columns, rows, builderState, jobs);
     const key = `${projectPk}:${columns.map((c) => `${c.no}${c.type}`).join(',')}`;
-    return this.lanes.insert(key, rows, (batch) => this.insertNow(projectPk, columns, batch));
+    return this.lanes.insert(key, rows, jobs, (batch, batchJobs) => this.insertNow(projectPk, columns, batch, undefined, batchJobs));
   }
 
   private async insertNow(
@@ -45,6 +52,7 @@ export class RowWriter {
     columns: Column[],
     rows: Record<number, Cell>[],
     builderState?: BuilderRunState,
+    jobs?: JobsOf<number[]>,
   ): Promise<number[]> {
     if (rows.length === 0) {
       if (builderState)
@@ -74,15 +82,20 @@ export class RowWriter {
         keyValues.push({ project_pk: projectPk, col_no: c.no, seq: seqs[i] as number, ...cellKey(cell?.v ?? null, status) });
       }
     });
-    return this.writes.run(projectPk, { kind: 'insert', firstSeq: first }, async ({ trx, change }) => {
-      await change(seqs, 'add', async () => {
-        for (const part of chunks(rowValues, ROW_CHUNK)) await insertMany(trx, 'project_rows', ROW_FIELDS, part);
-        for (const part of chunks(keyValues, KEY_CHUNK)) await insertMany(trx, 'cell_keys', KEY_FIELDS, part);
-      });
-      // The rows and the builder's checkpoint commit together: no duplicate on resume.
-      if (builderState) await trx.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
-      return changed(seqs, rows.length);
-    });
+    return this.writes.run(
+      projectPk,
+      { kind: 'insert', firstSeq: first },
+      async ({ trx, change }) => {
+        await change(seqs, 'add', async () => {
+          for (const part of chunks(rowValues, ROW_CHUNK)) await insertMany(trx, 'project_rows', ROW_FIELDS, part);
+          for (const part of chunks(keyValues, KEY_CHUNK)) await insertMany(trx, 'cell_keys', KEY_FIELDS, part);
+        });
+        // The rows and the builder's checkpoint commit together: no duplicate on resume.
+        if (builderState) await trx.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
+        return changed(seqs, rows.length);
+      },
+      jobs,
+    );
   }
 
   async softDelete(projectPk: number, seqs: number[]): Promise<number> {
@@ -117,75 +130,92 @@ export class RowWriter {
     });
   }
 
-  async moveStatus(projectPk: number, colNo: number, from: CellStatus[], to: CellStatus, seqs?: number[]): Promise<number[]> {
-    return this.writes.run(projectPk, { kind: 'cells', colNo, valuesToo: false }, async ({ trx, change }) => {
-      const moved: number[] = [];
-      const parts = seqs ? chunks(seqs, this.inList) : [undefined];
-      for (const part of parts) {
-        if (part && part.length === 0) continue;
-        let q = trx
-          .selectFrom('cell_keys')
-          .select('seq')
-          .where('project_pk', '=', projectPk)
-          .where('col_no', '=', colNo)
-          .where('status', 'in', from);
-        if (part) q = q.where('seq', 'in', part);
-        const found = (await this.database.dialect.locking.lockedRead(q).execute()).map((r) => Number(r.seq));
-        await change(found, 'update', async () => {
-          for (const ids of chunks(found, this.inList)) {
-            await trx
-              .updateTable('cell_keys')
-              .set({ status: to })
-              .where('project_pk', '=', projectPk)
-              .where('col_no', '=', colNo)
-              .where('seq', 'in', ids)
-              .execute();
-          }
-        });
-        moved.push(...found);
-      }
-      // Status filters may match differently now: listings remembered elsewhere are stale.
-      return moved.length ? changed(moved) : unchanged(moved);
-    });
+  async moveStatus(
+    projectPk: number,
+    colNo: number,
+    from: CellStatus[],
+    to: CellStatus,
+    seqs?: number[],
+    jobs?: JobsOf<number[]>,
+  ): Promise<number[]> {
+    return this.writes.run(
+      projectPk,
+      { kind: 'cells', colNo, valuesToo: false },
+      async ({ trx, change }) => {
+        const moved: number[] = [];
+        const parts = seqs ? chunks(seqs, this.inList) : [undefined];
+        for (const part of parts) {
+          if (part && part.length === 0) continue;
+          let q = trx
+            .selectFrom('cell_keys')
+            .select('seq')
+            .where('project_pk', '=', projectPk)
+            .where('col_no', '=', colNo)
+            .where('status', 'in', from);
+          if (part) q = q.where('seq', 'in', part);
+          const found = (await this.database.dialect.locking.lockedRead(q).execute()).map((r) => Number(r.seq));
+          await change(found, 'update', async () => {
+            for (const ids of chunks(found, this.inList)) {
+              await trx
+                .updateTable('cell_keys')
+                .set({ status: to })
+                .where('project_pk', '=', projectPk)
+                .where('col_no', '=', colNo)
+                .where('seq', 'in', ids)
+                .execute();
+            }
+          });
+          moved.push(...found);
+        }
+        // Status filters may match differently now: listings remembered elsewhere are stale.
+        return moved.length ? changed(moved) : unchanged(moved);
+      },
+      jobs,
+    );
   }
 
-  async writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[]): Promise<void> {
-    if (cells.length === 0) return;
+  async writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[], jobs?: JobsOf<void>): Promise<void> {
+    if (cells.length === 0 && !jobs) return;
     const { dialect } = this.database;
-    await this.writes.run(projectPk, { kind: 'cells', colNo, valuesToo: true }, async ({ trx, change }) => {
-      for (const part of chunks(cells, this.inList)) {
-        // Rows deleted meanwhile have no key any more: lock the keys that exist, write only those.
-        const read = trx
-          .selectFrom('cell_keys')
-          .select('seq')
-          .where('project_pk', '=', projectPk)
-          .where('col_no', '=', colNo)
-          .where(
-            'seq',
-            'in',
-            part.map((c) => c.seq),
+    await this.writes.run(
+      projectPk,
+      { kind: 'cells', colNo, valuesToo: true },
+      async ({ trx, change }) => {
+        for (const part of chunks(cells, this.inList)) {
+          // Rows deleted meanwhile have no key any more: lock the keys that exist, write only those.
+          const read = trx
+            .selectFrom('cell_keys')
+            .select('seq')
+            .where('project_pk', '=', projectPk)
+            .where('col_no', '=', colNo)
+            .where(
+              'seq',
+              'in',
+              part.map((c) => c.seq),
+            );
+          const live = new Set((await dialect.locking.lockedRead(read).execute()).map((r) => Number(r.seq)));
+          const keyValues: CellKeyTable[] = part
+            .filter(({ seq }) => live.has(seq))
+            .map(({ seq, cell }) => ({
+              project_pk: projectPk,
+              col_no: colNo,
+              seq,
+              ...cellKey(cell.v, cell.s ?? 'completed'),
+              cell: JSON.stringify(storedCell(cell)),
+            }));
+          if (keyValues.length === 0) continue;
+          const upsert = dialect.upsert(trx.insertInto('cell_keys').values(keyValues), ['project_pk', 'col_no', 'seq'], (inserted) =>
+            Object.fromEntries(RESULT_FIELDS.map((f) => [f, inserted(f)])),
           );
-        const live = new Set((await dialect.locking.lockedRead(read).execute()).map((r) => Number(r.seq)));
-        const keyValues: CellKeyTable[] = part
-          .filter(({ seq }) => live.has(seq))
-          .map(({ seq, cell }) => ({
-            project_pk: projectPk,
-            col_no: colNo,
-            seq,
-            ...cellKey(cell.v, cell.s ?? 'completed'),
-            cell: JSON.stringify(storedCell(cell)),
-          }));
-        if (keyValues.length === 0) continue;
-        const upsert = dialect.upsert(trx.insertInto('cell_keys').values(keyValues), ['project_pk', 'col_no', 'seq'], (inserted) =>
-          Object.fromEntries(RESULT_FIELDS.map((f) => [f, inserted(f)])),
-        );
-        await change(
-          keyValues.map((k) => k.seq),
-          'update',
-          () => upsert.execute(),
-        );
-      }
-      return changed(undefined); // values changed: listings remembered elsewhere are stale
-    });
+          await change(
+            keyValues.map((k) => k.seq),
+            'update',
+            () => upsert.execute(),
+          );
+        }
+        return changed(undefined); // values changed: listings remembered elsewhere are stale
+      },
+      jobs,
+    );
   }
 }

@@ -1,5 +1,5 @@
 import type { Cell, CellStatus, Column, StoredRow } from '../../../core/model.ts';
-import type { BuilderRunState, RowPageQuery, RowRepo } from '../../../core/storage.ts';
+import type { BuilderRunState, JobsOf, RowPageQuery, RowRepo } from '../../../core/storage.ts';
 import type { Database } from '../database.ts';
 import { ListingMemory } from './listing-memory.ts';
 import { RowCounters } from './row-counters.ts';
@@ -31,8 +31,14 @@ export class SqlRowRepo implements RowRepo {
     this.writer = new RowWriter(database, new RowWrites(database, memory, this.counters, totals));
   }
 
-  insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[], builderState?: BuilderRunState): Promise<number[]> {
-    return this.writer.insert(projectPk, columns, rows, builderState);
+  insert(
+    projectPk: number,
+    columns: Column[],
+    rows: Record<number, Cell>[],
+    builderState?: BuilderRunState,
+    jobs?: JobsOf<number[]>,
+  ): Promise<number[]> {
+    return this.writer.insert(projectPk, columns, rows, builderState, jobs);
   }
 
   page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }> {
@@ -59,12 +65,19 @@ export class SqlRowRepo implements RowRepo {
     return this.reader.unfinishedColumns();
   }
 
-  moveStatus(projectPk: number, colNo: number, from: CellStatus[], to: CellStatus, seqs?: number[]): Promise<number[]> {
-    return this.writer.moveStatus(projectPk, colNo, from, to, seqs);
+  moveStatus(
+    projectPk: number,
+    colNo: number,
+    from: CellStatus[],
+    to: CellStatus,
+    seqs?: number[],
+    jobs?: JobsOf<number[]>,
+  ): Promise<number[]> {
+    return this.writer.moveStatus(projectPk, colNo, from, to, seqs, jobs);
   }
 
-  writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[]): Promise<void> {
-    return this.writer.writeCells(projectPk, colNo, cells);
+  writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[], jobs?: JobsOf<void>): Promise<void> {
+    return this.writer.writeCells(projectPk, colNo, cells, jobs);
   }
 
   getMany(projectPk: number, seqs: number[], toolCols?: number[]): Promise<StoredRow[]> {

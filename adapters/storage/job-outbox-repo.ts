@@ -1,0 +1,59 @@
+import type { Kysely } from 'kysely';
+import type { JobOutboxRepo, OutboxJob } from '../../core/storage.ts';
+import { chunks, insertMany } from './compiled-queries.ts';
+import type { Database } from './database.ts';
+import type { JobOutboxTable, Tables } from './tables.ts';
+
+const FIELDS = ['id', 'type', 'payload', 'created_at'] as const;
+/** Outbox records per multi-row statement (4 parameters each). */
+const CHUNK = 500;
+
+/**
+ * Stores the jobs a write starts, in that write's transaction: called by every repository write that
+ * takes a `JobsOf` (rows, projects, score runs), after its own statements and before its commit.
+ */
+export async function storeJobs(trx: Kysely<Tables>, jobs: OutboxJob[]): Promise<void> {
+  if (jobs.length === 0) return;
+  const now = Date.now();
+  const records: JobOutboxTable[] = jobs.map((j) => ({
+    id: j.id,
+    type: j.type,
+    payload: JSON.stringify(j.payload ?? null),
+    created_at: now,
+  }));
+  for (const part of chunks(records, CHUNK)) await insertMany(trx, 'job_outbox', FIELDS, part);
+}
+
+/** The job outbox over Kysely (migration 013). */
+export class SqlJobOutboxRepo implements JobOutboxRepo {
+  constructor(private readonly database: Database) {}
+
+  async due(olderThanMs: number, limit: number): Promise<OutboxJob[]> {
+    const rows = await this.database.db
+      .selectFrom('job_outbox')
+      .select(['id', 'type', 'payload'])
+      .where('created_at', '<=', Date.now() - olderThanMs)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ id: r.id, type: r.type, payload: JSON.parse(r.payload) as unknown }));
+  }
+
+  async remove(ids: string[]): Promise<void> {
+    for (const part of chunks(ids, this.database.dialect.limits.inListSize))
+      await this.database.db.deleteFrom('job_outbox').where('id', 'in', part).execute();
+  }
+
+  async depth(): Promise<number> {
+    const r = await this.database.db
+      .selectFrom('job_outbox')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
+    return Number(r?.n ?? 0);
+  }
+
+  async clear(): Promise<number> {
+    const r = await this.database.db.deleteFrom('job_outbox').executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+}

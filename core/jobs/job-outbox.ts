@@ -1,0 +1,103 @@
+import { newId } from '../ids.ts';
+import type { Kernel } from '../kernel.ts';
+import { log } from '../log.ts';
+import type { JobsOf, OutboxJob } from '../storage.ts';
+
+/**
+ * The transactional outbox (DESIGN §8). A write that starts work stores its jobs in the same
+ * transaction (`JobsOf`), then hands them to the queue at once. With Redis away the write still
+ * commits and answers; its jobs wait in the outbox until a relay (every process runs one) hands
+ * them over. Each job keeps its outbox id on the queue, which refuses an id twice, so a hand-over
+ * repeated after a lost delete or by two processes at once never runs a job twice.
+ */
+
+/** A job as a service asks for it; the outbox names it. */
+export interface JobRequest {
+  type: string;
+  payload: unknown;
+}
+
+/** Outbox jobs handed to the queue in one go (Redis pipelines them on one connection). */
+const HAND_OVER_SLICE = 100;
+/** The relay leaves fresher jobs to the write that stored them (it hands them over right after its commit). */
+const RELAY_MIN_AGE_MS = 2_000;
+const RELAY_BATCH = 500;
+
+let queueAway = false;
+
+/**
+ * Runs a write that starts jobs: `write` passes the `JobsOf` it is given to its storage call, which
+ * makes the jobs from what it wrote (`make`) and stores them with it. Once that committed, the jobs
+ * go to the queue; if the queue is away they stay in the outbox, and the write still succeeds.
+ */
+export async function writeStartingJobs<R>(
+  kernel: Kernel,
+  make: (written: R) => JobRequest[],
+  write: (jobs: JobsOf<R>) => Promise<R>,
+): Promise<R> {
+  let jobs: OutboxJob[] = [];
+  // Called once per attempt of the transaction (a deadlock retry runs it again): the last one committed.
+  const result = await write((written) => {
+    jobs = make(written).map((j) => ({ id: newId(), type: j.type, payload: j.payload }));
+    return jobs;
+  });
+  await handOver(kernel, jobs);
+  return result;
+}
+
+/**
+ * Hands outbox jobs to the queue and forgets those it took; answers how many. Never throws: a job
+ * the queue did not take stays in the outbox for the relay.
+ */
+export async function handOver(kernel: Kernel, jobs: OutboxJob[]): Promise<number> {
+  const taken: string[] = [];
+  for (let i = 0; i < jobs.length; i += HAND_OVER_SLICE) {
+    const slice = jobs.slice(i, i + HAND_OVER_SLICE);
+    const results = await Promise.allSettled(slice.map((j) => kernel.queue.enqueue(j.type, j.payload, { id: j.id })));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    results.forEach((r, k) => {
+      if (r.status === 'fulfilled') taken.push((slice[k] as OutboxJob).id);
+    });
+    if (failed) {
+      if (!queueAway)
+        log.warn('the job queue is away: jobs wait in the outbox until it is back', { error: (failed.reason as Error)?.message });
+      queueAway = true;
+      break;
+    }
+  }
+  if (taken.length) {
+    if (queueAway && taken.length === jobs.length) queueAway = false;
+    // A delete that fails leaves the jobs to the relay, and the queue refuses them the second time.
+    await kernel.storage.outbox.remove(taken).catch((e: Error) => log.debug('outbox delete failed', { error: e.message }));
+  }
+  return taken.length;
+}
+
+/**
+ * Every process relays the outbox (a job must not wait for the process that stored it): each tick
+ * hands over what is older than RELAY_MIN_AGE_MS. Answers a stop function.
+ */
+export function startOutboxRelay(kernel: Kernel, intervalMs = 1_000): () => void {
+  let busy = false;
+  const tick = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      let relayed = 0;
+      for (;;) {
+        const due = await kernel.storage.outbox.due(RELAY_MIN_AGE_MS, RELAY_BATCH);
+        const n = due.length ? await handOver(kernel, due) : 0;
+        relayed += n;
+        if (n < RELAY_BATCH) break;
+      }
+      if (relayed) log.info('relayed jobs from the outbox', { jobs: relayed });
+    } catch (e) {
+      log.debug('outbox relay skipped', { error: (e as Error).message }); // the database is away: next tick
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
