@@ -48,6 +48,10 @@ export interface Config {
   corsOrigins: string[];
   /** Origins whose requests the MCP host accepts besides its own (MCP_ALLOWED_ORIGINS, comma-separated; default none). */
   mcpAllowedOrigins: string[];
+  /** SIGTERM: how long in-flight requests may take to finish before their connections are cut (SHUTDOWN_GRACE_MS, default 10000). */
+  shutdownGraceMs: number;
+  /** SIGTERM: how long the doors keep serving, with GET /ready at 503, before they stop accepting (SHUTDOWN_DELAY_MS, default 0). */
+  shutdownDelayMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -146,6 +150,8 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: env.METRICS_TOKEN || undefined,
     corsOrigins: origins(env.CORS_ORIGINS),
     mcpAllowedOrigins: origins(env.MCP_ALLOWED_ORIGINS),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000),
+    shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0),
     expressions: {
       timeoutMs: int(env, 'FORMULA_TIMEOUT_MS', 1000, 10),
       maxMemoryMb: int(env, 'EXPRESSION_MAX_MEMORY_MB', 256, 16),

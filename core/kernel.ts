@@ -18,4 +18,6 @@ export interface Kernel {
   statsBoard: WorkerStatsBoard;
   /** Sandbox threads for tenant JSONata (formulas, run conditions, extracts). */
   expressions: ExpressionPool;
+  /** This process's state: `draining` from SIGTERM on (GET /ready answers 503 so balancers route elsewhere). */
+  lifecycle: { draining: boolean };
 }

@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import { openExpressionPool } from './expressions/expression-pool.ts';
 import { restApp } from './http/rest-app.ts';
 import { raiseNativeHeaderLimit } from './http/request-checks.ts';
+import { stopGracefully } from './http/stop-gracefully.ts';
 import { startOutboxRelay } from './jobs/job-outbox.ts';
 import { BuilderRunPayload, runBuilderJob } from './jobs/run-builder.ts';
 import { EnrichPayloadSchema, runEnrichmentJob } from './jobs/run-enrichment.ts';
@@ -47,7 +48,7 @@ export async function createKernel(config: Config): Promise<Kernel> {
   const rateLimiter = openRateLimiter(config.redisUrl, prefix);
   const statsBoard = openStatsBoard(config.redisUrl, prefix);
   const expressions = openExpressionPool(config);
-  return { config, storage, plugins, queue, rateLimiter, statsBoard, expressions };
+  return { config, storage, plugins, queue, rateLimiter, statsBoard, expressions, lifecycle: { draining: false } };
 }
 
 /**
@@ -108,7 +109,7 @@ export async function startService(config: Config, options: { rest?: boolean; mc
   // Every process relays the outbox: jobs stored while Redis was away reach it once it is back.
   const stopRelay = startOutboxRelay(kernel);
   let restUrl: string | undefined;
-  let server: { stop(): Promise<void> | void } | undefined;
+  let server: { stop(): Promise<unknown> } | undefined;
   if (options.rest ?? config.serve !== 'mcp') {
     // Bun's own cap sits above ours so that the handler can answer a readable 413 first.
     const maxRequestBodySize = config.maxBodyBytes * 2 + 65_536;
@@ -116,7 +117,8 @@ export async function startService(config: Config, options: { rest?: boolean; mc
     const app = restApp(kernel, operations).listen({ hostname: config.host, port: config.port, maxRequestBodySize });
     const port = app.server?.port;
     restUrl = `http://${config.host}:${port}${config.basePath}`;
-    server = { stop: async () => void (await app.stop()) };
+    const listener = app.server ?? undefined;
+    server = { stop: () => stopGracefully(listener, config.shutdownGraceMs, 'rest') };
     log.info('REST API listening', { url: restUrl, docs: `${restUrl}/docs`, database: redactUrl(config.databaseUrl) });
   }
   let mcp: RunningMcpHost | undefined;
@@ -125,9 +127,12 @@ export async function startService(config: Config, options: { rest?: boolean; mc
     kernel,
     restUrl,
     mcpUrl: mcp?.url,
+    /** Graceful: /ready turns 503 (for SHUTDOWN_DELAY_MS), both doors stop accepting and drain (SHUTDOWN_GRACE_MS), then jobs and connections close. */
     async stop() {
-      await server?.stop();
-      await mcp?.stop();
+      kernel.lifecycle.draining = true;
+      // Balancers that poll /ready (Kubernetes) take the process out of rotation before it stops accepting.
+      if (config.shutdownDelayMs > 0) await Bun.sleep(config.shutdownDelayMs);
+      await Promise.all([server?.stop(), mcp?.stop()]);
       stopRelay();
       stopPublishing();
       await kernel.queue.close();

@@ -19,7 +19,8 @@ async function check(run: () => Promise<string>): Promise<string> {
 /**
  * `GET /health`: the process answers (liveness; a load balancer restarts it when this fails).
  * `GET /ready`: it can serve — the database answers with every migration applied, and Redis answers
- * when jobs go through it; 503 names what is not (never a secret). Outside BASE_PATH, like /metrics.
+ * when jobs go through it; 503 names what is not (never a secret), and `draining` once SIGTERM came
+ * (the process finishes what it has and exits). Outside BASE_PATH, like /metrics. Both hosts serve them.
  */
 export function healthRoutes(kernel: Kernel) {
   return new Elysia({ name: 'workflow-health' })
@@ -40,8 +41,10 @@ export function healthRoutes(kernel: Kernel) {
               })
             : Promise.resolve('in-process'),
         ]);
-        const ready = database === 'ok' && (queue === 'ok' || queue === 'in-process');
-        return Response.json({ status: ready ? 'ready' : 'not_ready', checks: { database, queue } }, { status: ready ? 200 : 503 });
+        const draining = kernel.lifecycle.draining;
+        const ready = !draining && database === 'ok' && (queue === 'ok' || queue === 'in-process');
+        const status = draining ? 'draining' : ready ? 'ready' : 'not_ready';
+        return Response.json({ status, checks: { database, queue } }, { status: ready ? 200 : 503 });
       },
       { detail: { hide: true } },
     );

@@ -4,6 +4,7 @@ import { Elysia } from 'elysia';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isStoreUnavailable, ServiceError } from '../errors.ts';
 import { accessLog, accessRecord } from '../http/access-log.ts';
+import { healthRoutes } from '../http/health.ts';
 import { presentedKeyPrefix } from '../services/api-keys.ts';
 import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
@@ -167,12 +168,11 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
 }
 
 /** The MCP host: the MCP endpoint plus its unauthenticated status, health, icon and metadata routes. */
-export function mcpApp(context: () => McpHostContext) {
+export function mcpApp(kernel: Kernel, context: () => McpHostContext) {
   const metadata = () => {
     const ctx = context();
     return Response.json(protectedResourceMetadata(ctx.kernel.config, ctx.urls), { headers: { 'cache-control': 'public, max-age=3600' } });
   };
-  const health = () => Response.json({ status: 'ok' });
   const mcp = async ({ request }: { request: Request }) => {
     const ctx = context();
     // Before anything else, credentials included: a page in a browser gets nothing from this host.
@@ -193,8 +193,9 @@ export function mcpApp(context: () => McpHostContext) {
         const ctx = context();
         return new Response(statusPage(ctx.urls, ctx.tools.length), { headers: { 'content-type': 'text/html; charset=utf-8' } });
       })
-      .get('/health', health)
-      .get('/healthz', health)
+      // GET /health and /ready, as on the REST host, for the balancer in front of MCP processes.
+      .use(healthRoutes(kernel))
+      .get('/healthz', () => Response.json({ status: 'ok' }))
       .get('/favicon.ico', () => new Response(Bun.file(`${ASSETS}/favicon.ico`), { headers: { 'content-type': 'image/x-icon' } }))
       .get('/favicon.png', () => new Response(Bun.file(`${ASSETS}/favicon.png`), { headers: { 'content-type': 'image/png' } }))
       .get('/.well-known/oauth-protected-resource', metadata)

@@ -1,4 +1,5 @@
 import type { Kernel } from '../kernel.ts';
+import { stopGracefully } from '../http/stop-gracefully.ts';
 import { log } from '../log.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 import { createJwtVerifier } from './jwt-verifier.ts';
@@ -18,7 +19,7 @@ export function startMcpHost(kernel: Kernel, ops: AnyOperation[]): RunningMcpHos
   const { config } = kernel;
   const tools = buildTools(ops, kernel.plugins);
   let context: McpHostContext | undefined;
-  const app = mcpApp(() => {
+  const app = mcpApp(kernel, () => {
     if (!context) throw new Error('the MCP host is still starting');
     return context;
   });
@@ -47,5 +48,6 @@ export function startMcpHost(kernel: Kernel, ops: AnyOperation[]): RunningMcpHos
     oauth_issuer: config.oauthIssuer ?? null,
     allowed_origins: config.mcpAllowedOrigins,
   });
-  return { url: urls.mcpUrl, stop: async () => void (await app.stop()) };
+  const listener = app.server ?? undefined;
+  return { url: urls.mcpUrl, stop: async () => void (await stopGracefully(listener, config.shutdownGraceMs, 'mcp')) };
 }

@@ -51,6 +51,15 @@ describe('MCP host routes that need no credentials', () => {
     }
   });
 
+  test('/ready answers as on the REST host: the database with its migrations, and the queue', async () => {
+    const res = await fetch(`${origin}/ready`);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.status).toBe('ready');
+    expect(body.checks.database).toBe('ok');
+    expect(['ok', 'in-process']).toContain(body.checks.queue);
+  });
+
   test('/favicon.png is a valid 32×32 PNG and /favicon.ico a valid icon holding it', async () => {
     const png = await fetch(`${origin}/favicon.png`);
     expect(png.headers.get('content-type')).toBe('image/png');
