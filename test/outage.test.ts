@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { loadConfig } from '../core/config.ts';
 import { issueApiKey } from '../core/services/api-keys.ts';
 import { type RunningService, startService } from '../core/service.ts';
+import { call, connect } from './mcp/mcp-support.ts';
 import { queueEnv } from './support/databases.ts';
 import { createDatabase, type MariaDbServer, startMariaDb } from './support/mariadb.ts';
 
@@ -18,6 +19,7 @@ beforeAll(async () => {
       ...(await queueEnv('mysql')),
       DATABASE_URL: await createDatabase(db.url, 'outage'),
       PORT: '0',
+      MCP_PORT: '0',
       PROVIDER_MODE: 'sandbox',
       PLUGINS_DIR: resolve(import.meta.dir, 'fixtures/plugins'),
       JOB_BACKOFF_MS: '200',
@@ -72,3 +74,52 @@ test('while MariaDB is down the API answers 503 quickly; a builder run in flight
   const rows = await (await get(`/projects/${project_id}/rows?page=4&page_size=100`)).json();
   expect(rows.rows.at(-1).company.Name.value).toBe('Row 400');
 });
+
+test('the database stopped for 5 s: every request meanwhile is answered within 2 s (REST 503 + Retry-After, MCP unavailable), full service within 5 s of its return', async () => {
+  const mcp = await connect(service.mcpUrl as string, { 'service-api-key': key });
+  try {
+    expect((await get('/projects')).status).toBe(200);
+    let back = false;
+    const restarting = db.restart(5_000).then(() => {
+      back = true;
+    });
+    const slowest = { rest: 0, mcp: 0 };
+    let sawRest503 = false;
+    let sawMcpUnavailable = false;
+    while (!back) {
+      let t = performance.now();
+      const r = await get('/projects');
+      slowest.rest = Math.max(slowest.rest, performance.now() - t);
+      if (r.status !== 200) {
+        expect(r.status).toBe(503);
+        expect(r.headers.get('retry-after')).toBe('5');
+        expect((await r.json()).detail).toContain('database is unreachable');
+        sawRest503 = true;
+      } else await r.body?.cancel();
+      t = performance.now();
+      const envelope = await call(mcp, 'list_projects');
+      slowest.mcp = Math.max(slowest.mcp, performance.now() - t);
+      if (!envelope.ok) {
+        expect(envelope).toMatchObject({ code: 'unavailable', status_code: 503 });
+        sawMcpUnavailable = true;
+      }
+      await Bun.sleep(100);
+    }
+    await restarting;
+    expect(sawRest503).toBe(true);
+    expect(sawMcpUnavailable).toBe(true);
+    expect(slowest.rest).toBeLessThan(2_000);
+    expect(slowest.mcp).toBeLessThan(2_000);
+    // Back: both doors serve again within 5 s of the database accepting connections.
+    const returned = performance.now();
+    for (;;) {
+      const rest = await get('/projects');
+      const viaMcp = await call(mcp, 'list_projects');
+      if (rest.status === 200 && viaMcp.ok) break;
+      expect(performance.now() - returned).toBeLessThan(5_000);
+      await Bun.sleep(100);
+    }
+  } finally {
+    await mcp.close();
+  }
+}, 60_000);
