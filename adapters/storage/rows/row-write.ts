@@ -101,11 +101,26 @@ export class RowWrites {
    * latest committed values, as the write itself will.
    */
   private async measure(trx: Kysely<Tables>, moved: Watched[], deltas: Map<string, number>, seqs: number[], sign: 1 | -1): Promise<void> {
-    for (const w of moved) {
-      let n = 0;
-      for (const part of chunks(seqs, this.database.dialect.limits.inListSize)) n += await this.matchesAmong(trx, w, part, sign === -1);
-      deltas.set(w.key, (deltas.get(w.key) ?? 0) + sign * n);
+    if (moved.length === 0 || seqs.length === 0) return;
+    for (const part of chunks(seqs, this.database.dialect.limits.inListSize)) {
+      // After-counts lock nothing, so every filter is counted in one statement (one round trip per
+      // write, however many totals are watched); locked before-counts go one filter at a time.
+      const counts = sign === 1 ? await this.matchesOfEach(trx, moved, part) : [];
+      if (sign === -1) for (const w of moved) counts.push(await this.matchesAmong(trx, w, part, true));
+      moved.forEach((w, i) => deltas.set(w.key, (deltas.get(w.key) ?? 0) + sign * (counts[i] ?? 0)));
     }
+  }
+
+  /** For each filter, how many of `seqs` it matches: one statement of scalar subqueries. */
+  private async matchesOfEach(trx: Kysely<Tables>, moved: Watched[], seqs: number[]): Promise<number[]> {
+    const { dialect } = this.database;
+    const counts = moved.map((w, i) => {
+      const { from, d } = keyedFrom(dialect, w.projectPk, w.filterCols, w.filter);
+      return sql`(SELECT COUNT(*) ${from} AND ${sql.ref(`${d}.seq`)} IN (${sql.join(seqs)})) AS ${sql.ref(`c${i}`)}`;
+    });
+    const r = await sql<Record<string, number>>`SELECT ${sql.join(counts)}`.execute(trx);
+    const row = r.rows[0] ?? {};
+    return moved.map((_, i) => Number(row[`c${i}`] ?? 0));
   }
 
   private async matchesAmong(trx: Kysely<Tables>, w: Watched, seqs: number[], lock: boolean): Promise<number> {
