@@ -107,7 +107,9 @@ export class RowWrites {
       // write, however many totals are watched); locked before-counts go one filter at a time.
       const counts = sign === 1 ? await this.matchesOfEach(trx, moved, part) : [];
       if (sign === -1) for (const w of moved) counts.push(await this.matchesAmong(trx, w, part, true));
-      moved.forEach((w, i) => deltas.set(w.key, (deltas.get(w.key) ?? 0) + sign * (counts[i] ?? 0)));
+      moved.forEach((w, i) => {
+        deltas.set(w.key, (deltas.get(w.key) ?? 0) + sign * (counts[i] ?? 0));
+      });
     }
   }
 
