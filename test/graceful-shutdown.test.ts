@@ -135,7 +135,9 @@ test('MCP: SIGTERM lets a tool call in flight finish, then exits 0', async () =>
 
 test('SHUTDOWN_DELAY_MS keeps serving with /ready at 503 "draining"; SHUTDOWN_GRACE_MS cuts a request that never ends', async () => {
   const { proc, port } = await start('rest', { SHUTDOWN_DELAY_MS: '1500', SHUTDOWN_GRACE_MS: '500' });
-  expect((await fetch(`http://127.0.0.1:${port}/ready`)).status).toBe(200);
+  const before = await fetch(`http://127.0.0.1:${port}/ready`);
+  expect(before.status).toBe(200);
+  expect(before.headers.get('connection')).not.toBe('close');
   const stuck = await halfSent(port, '/api/enterprise/projects', JSON.stringify({ builder_id: 'manual_list_builder', form_data: {} }));
   const signalled = performance.now();
   proc.kill('SIGTERM');
@@ -143,8 +145,10 @@ test('SHUTDOWN_DELAY_MS keeps serving with /ready at 503 "draining"; SHUTDOWN_GR
   const ready = await fetch(`http://127.0.0.1:${port}/ready`);
   expect(ready.status).toBe(503);
   expect((await ready.json()).status).toBe('draining');
-  // Still serving meanwhile: the balancer has time to notice.
-  expect((await fetch(`http://127.0.0.1:${port}/api/enterprise/projects`, { headers: { 'service-api-key': KEY } })).status).toBe(200);
+  // Still serving meanwhile (the balancer has time to notice), closing each connection after its answer.
+  const served = await fetch(`http://127.0.0.1:${port}/api/enterprise/projects`, { headers: { 'service-api-key': KEY } });
+  expect(served.status).toBe(200);
+  expect(served.headers.get('connection')).toBe('close');
   expect(await stuck.closed()).toBe(''); // cut after the grace, unanswered
   expect(await proc.exited).toBe(0);
   const took = performance.now() - signalled;

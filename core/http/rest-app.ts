@@ -10,6 +10,7 @@ import { accessLog, accessRecord } from './access-log.ts';
 import { errorResponse, outcomeResponse } from './error-response.ts';
 import { gatherMetrics, renderMetrics } from '../metrics/prometheus.ts';
 import { apiDocs, openapiOperation } from './openapi.ts';
+import { closingWhileDraining } from './draining.ts';
 import { healthRoutes } from './health.ts';
 import { mediaTypeRefusal } from './request-checks.ts';
 import { restEdge } from './rest-edge.ts';
@@ -43,7 +44,7 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
     // The later wrap runs outside the earlier one: the access log (one line and an x-request-id
     // for every request, whatever answers it) sees what the edge refuses before routing.
     .wrap(restEdge(kernel.config, routes) as never)
-    .wrap(accessLog as never)
+    .wrap(((fn: Parameters<typeof accessLog>[0]) => accessLog(closingWhileDraining(kernel.lifecycle, fn))) as never)
     .use(apiDocs(kernel.config))
     .use(healthRoutes(kernel));
 

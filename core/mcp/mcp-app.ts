@@ -4,6 +4,7 @@ import { Elysia } from 'elysia';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isStoreUnavailable, ServiceError } from '../errors.ts';
 import { accessLog, accessRecord } from '../http/access-log.ts';
+import { closingWhileDraining } from '../http/draining.ts';
 import { healthRoutes } from '../http/health.ts';
 import { presentedKeyPrefix } from '../services/api-keys.ts';
 import { newId } from '../ids.ts';
@@ -188,7 +189,7 @@ export function mcpApp(kernel: Kernel, context: () => McpHostContext) {
   return (
     new Elysia({ name: 'workflow-mcp' })
       // Outermost: one access-log line and an x-request-id for every request, whatever answers it.
-      .wrap(accessLog as never)
+      .wrap(((fn: Parameters<typeof accessLog>[0]) => accessLog(closingWhileDraining(kernel.lifecycle, fn))) as never)
       .get('/', () => {
         const ctx = context();
         return new Response(statusPage(ctx.urls, ctx.tools.length), { headers: { 'content-type': 'text/html; charset=utf-8' } });
