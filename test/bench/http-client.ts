@@ -2,12 +2,15 @@ import type { Backend } from './backends.ts';
 
 /** The two REST calls the bench makes, with the service-api-key header; any non-2xx throws. */
 
+/** Where the service answers and the workspace key (a Backend, or a service in its own process). */
+export type Api = Pick<Backend, 'url' | 'key'>;
+
 export interface RowsPage {
   ids: string[];
   totalRows: number;
 }
 
-export async function getRows(b: Backend, projectId: string, query: string): Promise<RowsPage> {
+export async function getRows(b: Api, projectId: string, query: string): Promise<RowsPage> {
   const res = await fetch(`${b.url}/projects/${projectId}/rows?${query}`, {
     headers: { 'service-api-key': b.key, accept: 'application/json' },
   });
@@ -20,7 +23,7 @@ export async function getRows(b: Backend, projectId: string, query: string): Pro
   return { ids: body.rows.map((r) => r.id), totalRows: body.total_rows };
 }
 
-export async function postRow(b: Backend, projectId: string, body: unknown): Promise<void> {
+export async function postRow(b: Api, projectId: string, body: unknown): Promise<void> {
   const res = await fetch(`${b.url}/projects/${projectId}/rows`, {
     method: 'POST',
     headers: { 'service-api-key': b.key, accept: 'application/json', 'content-type': 'application/json' },
