@@ -204,6 +204,40 @@ describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
     await check('after writes by another process');
   });
 
+  test("another process's writes are followed through the change log: anchors stay or move with new rows, the pages stay exact", async () => {
+    const memory = new ListingMemory();
+    const mine = new SqlRowRepo(storage.database, memory);
+    const other = cold();
+    const plain = query({}, 1_100);
+    const sortedByScore = query({ sort: [sortBy('Score', 'asc', true)] }, 1_100);
+    const same = async (q: RowPageQuery, label: string) => {
+      const [warm, reference] = [await mine.page(q), await coldPage(q)];
+      expect({ label, total: warm.total, seqs: warm.rows.map((r) => r.seq) }).toEqual({
+        label,
+        total: reference.total,
+        seqs: reference.rows.map((r) => r.seq),
+      });
+    };
+    await same(plain, 'insertion order');
+    await same(sortedByScore, 'sorted');
+    // Results in a column neither listing reads, and a new row (after every anchor in insertion order).
+    const { rows } = await cold().page(query({}, 500, 20));
+    await other.writeCells(
+      projectPk,
+      col.Result!.no,
+      rows.map((r, i) => ({ seq: r.seq, cell: { v: `r${i}`, s: 'completed' } })),
+    );
+    await other.insert(projectPk, columns, [cellsOf(col, 5)]);
+    await same(plain, 'insertion order after writes by another process');
+    await same(sortedByScore, 'sorted after writes by another process');
+    // Both listings kept their anchors; the sorted one counted the new row in.
+    expect(memory.stats).toEqual({ caughtUp: 2, forgotten: 0, settled: 2 });
+    const rowChanges = await sql<{
+      kind: number;
+    }>`SELECT kind FROM row_changes WHERE project_pk = ${projectPk} ORDER BY id DESC LIMIT 2`.execute(storage.database.db);
+    expect(rowChanges.rows.map((r) => Number(r.kind))).toEqual([1, 3]); // the insert, then (before it) the results
+  });
+
   test("a project's columns are remembered until a column is added, by this process or another", async () => {
     const project = await storage.projects.getByPk(projectPk);
     const before = await storage.projects.columns(project!);
@@ -254,52 +288,57 @@ describe('ListingMemory', () => {
   });
   const cells = (colNo: number, valuesToo = true) => ({ kind: 'cells', colNo, valuesToo }) as const;
 
-  test('an entry is valid only at the counter it was made at, plus the own writes it followed', () => {
+  const at = (version: number, changeId = version) => ({ version, changeId });
+  const insert = (firstSeq: number) => ({ kind: 'insert', firstSeq, rows: 1 }) as const;
+
+  test('an entry is current at the state it was made at; behind it follows exactly the writes in between, or is forgotten', () => {
     const m = new ListingMemory();
-    m.rememberAnchors(shape('t', [2]), 10, [[1000, { keys: [], seq: 1200 }]]);
-    expect(m.valid('t', 10)?.anchors.size).toBe(1);
-    const w = m.beginWrite(1, cells(4));
-    m.endWrite(w);
-    expect(m.valid('t', 11)?.anchors.size).toBe(1);
-    // A write this process did not see (another process) leaves the counter ahead: forgotten.
-    expect(m.valid('t', 13)).toBeUndefined();
-    expect(m.valid('t', 11)).toBeUndefined();
+    m.rememberAnchors(shape('t', [2]), at(10), [[1000, { keys: [], seq: 1200 }]]);
+    expect(m.lookup('t', at(10))?.current).toBe(true);
+    const behind = m.lookup('t', at(12, 15));
+    expect(behind?.current).toBe(false);
+    // Two writes to a column the listing does not read, from any process: the anchors stand.
+    expect(m.catchUp(behind!.entry, [cells(4), cells(5, false)], at(12, 15))?.anchors.size).toBe(1);
+    expect(m.lookup('t', at(12, 15))?.current).toBe(true);
+    // Three writes happened but the log shows two (a slow write committed an older id): forgotten.
+    const again = m.lookup('t', at(15, 20))!;
+    expect(m.catchUp(again.entry, [cells(4), cells(4)], at(15, 20))).toBeUndefined();
+    expect(m.lookup('t', at(15, 20))).toBeUndefined();
+    // Too far behind (the log answered undefined): forgotten.
+    m.rememberAnchors(shape('u', [2]), at(1), [[1000, { keys: [], seq: 1200 }]]);
+    expect(m.catchUp(m.lookup('u', at(900))!.entry, undefined, at(900))).toBeUndefined();
   });
 
   test('a write to a column a listing filters on drops its anchors; moving statuses only touches status filters', () => {
     const m = new ListingMemory();
-    m.rememberAnchors(shape('a', [2]), 1, [[1000, { keys: [], seq: 1200 }]]);
-    m.rememberAnchors(shape('s', [], [], [3]), 1, [[1000, { keys: [], seq: 1200 }]]);
-    m.endWrite(m.beginWrite(1, cells(3, false)));
-    expect(m.valid('a', 2)?.anchors.size).toBe(1);
-    expect(m.valid('s', 2)?.anchors.size).toBe(0);
-    m.endWrite(m.beginWrite(1, cells(2)));
-    expect(m.valid('a', 3)?.anchors.size).toBe(0);
+    m.rememberAnchors(shape('a', [2]), at(1), [[1000, { keys: [], seq: 1200 }]]);
+    m.rememberAnchors(shape('s', [], [], [3]), at(1), [[1000, { keys: [], seq: 1200 }]]);
+    expect(m.catchUp(m.lookup('a', at(2))!.entry, [cells(3, false)], at(2))?.anchors.size).toBe(1);
+    expect(m.catchUp(m.lookup('s', at(2))!.entry, [cells(3, false)], at(2))?.anchors.size).toBe(0);
+    expect(m.catchUp(m.lookup('a', at(3))!.entry, [cells(2)], at(3))?.anchors.size).toBe(0);
   });
 
-  test('what became known while a write was under way is forgotten when it ends', () => {
+  test('anchors: new rows are pending until an anchor is used, then counted in; a write to a sort column or too many rows drop them', () => {
     const m = new ListingMemory();
-    const w = m.beginWrite(1, { kind: 'insert', firstSeq: 100 });
-    m.rememberAnchors(shape('t', [2]), 4, [[1000, { keys: [], seq: 1200 }]]); // read during the write
-    m.endWrite(w);
-    expect(m.valid('t', 5)).toBeUndefined();
-  });
-
-  test('anchors: inserts keep those of insertion order before the new rows; other changes drop them', () => {
-    const m = new ListingMemory();
-    m.rememberAnchors(shape('plain', []), 1, [
+    m.rememberAnchors(shape('plain', []), at(1), [
       [1000, { keys: [], seq: 1200 }],
       [2000, { keys: [], seq: 2400 }],
     ]);
-    m.rememberAnchors(shape('sorted', [], [3]), 1, [[1000, { keys: [[0, 5]], seq: 1200 }]]);
-    const w = m.beginWrite(1, { kind: 'insert', firstSeq: 2000 });
-    m.endWrite(w);
-    expect([...(m.valid('plain', 2)?.anchors.keys() ?? [])]).toEqual([1000]);
-    expect(m.valid('sorted', 2)?.anchors.size).toBe(0);
-    expect(ListingMemory.nearest(m.valid('plain', 2), 1500)?.offset).toBe(1000);
-    expect(ListingMemory.nearest(m.valid('plain', 2), 999)).toBeUndefined();
-    // Anchors read at an older counter are not kept.
-    m.rememberAnchors(shape('plain', []), 1, [[3000, { keys: [], seq: 3600 }]]);
-    expect(m.valid('plain', 2)?.anchors.has(3000)).toBe(false);
+    m.rememberAnchors(shape('sorted', [], [3]), at(1), [[1000, { keys: [[0, 5]], seq: 1200 }]]);
+    const plain = m.catchUp(m.lookup('plain', at(2))!.entry, [{ kind: 'insert', firstSeq: 2000, rows: 2 }], at(2))!;
+    expect(plain.pending).toEqual([2000, 2001]);
+    expect(ListingMemory.nearest(plain, 1500)).toEqual({ offset: 1000, at: { keys: [], seq: 1200 }, unseen: [2000, 2001] });
+    expect(ListingMemory.nearest(plain, 999)).toBeUndefined();
+    // Counted in: the anchor at 2000 (row seq 2400) has both new rows before it and moves to 2002.
+    m.settle(plain, 2000, 2);
+    expect(ListingMemory.nearest(plain, 2100)).toEqual({ offset: 2002, at: { keys: [], seq: 2400 }, unseen: [] });
+    const sorted = m.catchUp(m.lookup('sorted', at(2))!.entry, [insert(2000)], at(2))!;
+    expect(sorted.anchors.size).toBe(1);
+    expect(m.catchUp(m.lookup('sorted', at(3))!.entry, [cells(3)], at(3))?.anchors.size).toBe(0);
+    const many = m.catchUp(m.lookup('plain', at(3))!.entry, [{ kind: 'insert', firstSeq: 5000, rows: 300 }], at(3))!;
+    expect(many.anchors.size).toBe(0);
+    // Anchors read at another state start the entry afresh.
+    m.rememberAnchors(shape('plain', []), at(4), [[3000, { keys: [], seq: 3600 }]]);
+    expect([...(m.lookup('plain', at(4))?.entry.anchors.keys() ?? [])]).toEqual([3000]);
   });
 });

@@ -188,6 +188,16 @@ export interface JobOutboxTable {
   created_at: number;
 }
 
+/** One record per row write, for other processes' listing anchors (migration 014, rows/row-changes.ts). */
+export interface RowChangeTable {
+  id: Generated<number>;
+  project_pk: number;
+  kind: number;
+  first_seq: number | null;
+  row_count: number | null;
+  col_no: number | null;
+}
+
 export interface Tables {
   workspaces: WorkspaceTable;
   api_keys: ApiKeyTable;
@@ -206,4 +216,5 @@ export interface Tables {
   icp_score_runs: IcpScoreRunTable;
   oauth_identities: OAuthIdentityTable;
   job_outbox: JobOutboxTable;
+  row_changes: RowChangeTable;
 }

@@ -12,6 +12,7 @@ import { icpScoreRuns } from './009-icp-score-runs.ts';
 import { widerText } from './010-wider-text.ts';
 import { filterTotals } from './012-filter-totals.ts';
 import { jobOutbox } from './013-job-outbox.ts';
+import { rowChanges } from './014-row-changes.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(types: SchemaTypes): MigrationProvider {
@@ -30,6 +31,7 @@ export function migrationProvider(types: SchemaTypes): MigrationProvider {
         '010-wider-text': widerText(types),
         '012-filter-totals': filterTotals(types),
         '013-job-outbox': jobOutbox(types),
+        '014-row-changes': rowChanges(types),
       };
     },
   };

@@ -15,6 +15,7 @@ export class RowCounters {
   /** Both run on every write and every page: compiled once. */
   private readonly bumpQuery;
   private readonly readQuery;
+  private readonly stateQuery;
 
   constructor(private readonly database: Database) {
     const { db, dialect } = database;
@@ -37,6 +38,21 @@ export class RowCounters {
         ])
         .where('project_pk', '=', v('pk')),
     );
+    // One statement, so one snapshot: the counter and the change log agree.
+    this.stateQuery = reusableQuery(['pk'], (v) =>
+      db
+        .selectFrom('project_row_counts')
+        .select((eb) => [
+          eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'),
+          eb.fn.coalesce(eb.fn.sum<number>('v'), eb.lit(0)).as('v'),
+          eb
+            .selectFrom('row_changes')
+            .select((c) => c.fn.max<number>('id').as('c'))
+            .where('project_pk', '=', v('pk'))
+            .as('c'),
+        ])
+        .where('project_pk', '=', v('pk')),
+    );
   }
 
   /** Adds `delta` live rows and one change, on a random shard, in the write's transaction. */
@@ -48,6 +64,12 @@ export class RowCounters {
   async countAndVersion(projectPk: number, db: Kysely<Tables> = this.database.db): Promise<{ rows: number; version: number }> {
     const [r] = await this.readQuery.run(db, { pk: projectPk });
     return { rows: Number(r?.n ?? 0), version: Number(r?.v ?? 0) };
+  }
+
+  /** The live row count, change counter and newest change log id of a project, read together (listing-memory.ts). */
+  async state(projectPk: number): Promise<{ rows: number; version: number; changeId: number }> {
+    const [r] = await this.stateQuery.run(this.database.db, { pk: projectPk });
+    return { rows: Number(r?.n ?? 0), version: Number(r?.v ?? 0), changeId: Number(r?.c ?? 0) };
   }
 
   /** Live row counts of several projects. */

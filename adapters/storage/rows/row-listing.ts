@@ -4,7 +4,8 @@ import type { FilterNode, SortSpec } from '../../../core/rows/filter-parse.ts';
 import type { RowPageQuery } from '../../../core/storage.ts';
 import type { Database } from '../database.ts';
 import { keyedFrom } from './cell-key-joins.ts';
-import { type ListingShape, ListingMemory, type SeekKey } from './listing-memory.ts';
+import { type Entry, type ListingShape, ListingMemory, type ProjectState, type SeekKey } from './listing-memory.ts';
+import type { RowChanges } from './row-changes.ts';
 import type { RowCounters } from './row-counters.ts';
 import { afterSql, filterColumns, sortKeyTerms, sortSql } from './row-filter-sql.ts';
 import type { RowReader } from './row-reader.ts';
@@ -25,9 +26,9 @@ interface Plan {
 /**
  * Reads pages of rows. The page's sequence numbers come from a narrow index (live rows, or the
  * typed cell keys when filtering/sorting); only then are the page's full rows read. A filtered
- * total is counted in its own query over the filter's columns only. Both totals and the positions
- * of deep pages are remembered (ListingMemory) while the project has not changed, or has changed
- * only through this process's own writes, which keep them exact.
+ * total is counted in its own query over the filter's columns only, and shared by every process
+ * (SharedTotals); the positions of deep pages are remembered (ListingMemory) and follow every
+ * process's writes through the change log (RowChanges).
  */
 export class RowListing {
   constructor(
@@ -36,6 +37,7 @@ export class RowListing {
     private readonly counters: RowCounters,
     private readonly reader: RowReader,
     private readonly totals: SharedTotals,
+    private readonly changes: RowChanges,
   ) {}
 
   private get db() {
@@ -60,7 +62,7 @@ export class RowListing {
       return { rows: await this.reader.getMany(q.projectPk, found.seqs, toolCols), total: counts.rows };
     }
     // The project's counter first: whatever is read after it is at least as new.
-    const counts = await this.counters.countAndVersion(q.projectPk);
+    const counts = await this.counters.state(q.projectPk);
     let total = counts.rows;
     if (filter) {
       const key = filterKey(filter);
@@ -78,8 +80,8 @@ export class RowListing {
     // A page past the end costs nothing more.
     if (q.offset >= total) return { rows: [], total };
     const shape = this.listShape(q, filter, filterCols, sortCols);
-    const entry = q.offset >= SEEK_FROM ? this.memory.valid(shape.key, counts.version) : undefined;
-    const from = ListingMemory.nearest(entry, q.offset);
+    const entry = q.offset >= SEEK_FROM ? await this.remembered(shape.key, counts) : undefined;
+    const from = entry && (await this.anchorFor(entry, q, filter, used));
     // Read the row before the page too, unless an anchor sits exactly at the page: it is the anchor for next time.
     const before = q.offset - (from?.offset ?? 0) > 0 ? 1 : 0;
     const skip = q.offset - (from?.offset ?? 0) - before;
@@ -89,8 +91,48 @@ export class RowListing {
     if (before && found.keys[0]) anchors.push([q.offset, found.keys[0]]);
     const last = found.keys[found.keys.length - 1];
     if (found.seqs.length === q.limit && last) anchors.push([q.offset + q.limit, last]);
-    if (q.offset >= SEEK_FROM || anchors.some(([o]) => o >= SEEK_FROM)) this.memory.rememberAnchors(shape, counts.version, anchors);
+    if (q.offset >= SEEK_FROM || anchors.some(([o]) => o >= SEEK_FROM)) {
+      // Anchors are kept only if no write committed while they were read: a write they already
+      // reflect would otherwise be counted in again when the memory catches up with it.
+      const after = await this.counters.state(q.projectPk);
+      if (after.version === counts.version) this.memory.rememberAnchors(shape, counts, anchors);
+    }
     return { rows: await this.reader.getMany(q.projectPk, found.seqs, toolCols), total };
+  }
+
+  /** The remembered entry of a listing, brought up to the project's state `now` when it is behind. */
+  private async remembered(key: string, now: ProjectState): Promise<Entry | undefined> {
+    const found = this.memory.lookup(key, now);
+    if (!found || found.current) return found?.entry;
+    const changes = await this.changes.since(found.entry.projectPk, found.entry.at.changeId, now.changeId);
+    return this.memory.catchUp(found.entry, changes, now);
+  }
+
+  /**
+   * The anchor to start a deep page from: the nearest one below the page, once the rows added since
+   * it was read are counted in (those that match and sort before it move it down).
+   */
+  private async anchorFor(entry: Entry, q: RowPageQuery, filter: FilterNode | null, used: number[]) {
+    for (let tries = 0; tries < 3; tries++) {
+      const near = ListingMemory.nearest(entry, q.offset);
+      if (!near || near.unseen.length === 0) return near;
+      const before = await this.rowsBefore(q, filter, used, near.at, near.unseen);
+      this.memory.settle(entry, near.offset, before);
+      if (near.offset + before <= q.offset) return { offset: near.offset + before, at: near.at };
+    }
+    return undefined;
+  }
+
+  /** How many of rows `seqs` match the filter and come before `at` in the listing's order. */
+  private async rowsBefore(q: RowPageQuery, filter: FilterNode | null, used: number[], at: SeekKey, seqs: number[]): Promise<number> {
+    if (used.length === 0) return seqs.filter((seq) => seq < at.seq).length;
+    const { from, alias, d } = keyedFrom(this.dialect, q.projectPk, used, filter);
+    const seq = sql.ref(`${d}.seq`);
+    // As the seek reads it: a row is before the anchor unless the comparison says it is after.
+    const after = afterSql(q.sort, alias, seq, at);
+    const r = await sql<{ n: number }>`SELECT COUNT(*) AS n ${from} AND ${seq} IN (${sql.join(seqs)})
+      AND NOT COALESCE(${after}, FALSE)`.execute(this.db);
+    return Number(r.rows[0]?.n ?? 0);
   }
 
   private listShape(q: RowPageQuery, filter: FilterNode | null, filterCols: number[], sortCols: number[]): ListingShape {

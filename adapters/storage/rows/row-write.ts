@@ -5,7 +5,8 @@ import { storeJobs } from '../job-outbox-repo.ts';
 import { chunks } from '../compiled-queries.ts';
 import type { Tables } from '../tables.ts';
 import { keyedFrom } from './cell-key-joins.ts';
-import { affects, type ListingMemory, type WriteEffect } from './listing-memory.ts';
+import { affects, type WriteEffect } from './listing-memory.ts';
+import type { RowChanges } from './row-changes.ts';
 import type { RowCounters } from './row-counters.ts';
 import type { SharedTotals, Watched } from './shared-totals.ts';
 
@@ -33,31 +34,28 @@ export const changed = <T>(result: T, rows = 0): WriteOutcome<T> => ({ result, c
 export const unchanged = <T>(result: T): WriteOutcome<T> => ({ result, changed: false });
 
 /**
- * The one way rows are written. A write must, in order: announce itself to this process's listing
- * memory, open a transaction, read the project's shared filtered totals (shared-totals.ts) and
- * measure the rows it changes against those it may move, add its differences to them and bump the
- * project's change counter (so what other processes remember is checked again), commit, and only
- * then let the memory follow the write. `run` owns all of that; the body only writes and says,
- * through its answer, whether anything changed.
+ * The one way rows are written. In one transaction a write reads the project's shared filtered
+ * totals (shared-totals.ts) and measures the rows it changes against those it may move, adds its
+ * differences to them, bumps the project's change counter and records what it did in the change
+ * log (row-changes.ts), from which every process's remembered listings follow it. `run` owns all
+ * of that; the body only writes and says, through its answer, whether anything changed.
  */
 export class RowWrites {
   constructor(
     private readonly database: Database,
-    private readonly memory: ListingMemory,
     private readonly counters: RowCounters,
     private readonly totals: SharedTotals,
+    private readonly changes: RowChanges,
   ) {}
 
   /** `jobs`: the jobs the write starts, stored in the outbox by the same transaction (from its result). */
   async run<T>(projectPk: number, effect: WriteEffect, body: (w: RowWrite) => Promise<WriteOutcome<T>>, jobs?: JobsOf<T>): Promise<T> {
-    const ticket = this.memory.beginWrite(projectPk, effect);
     // Writers of several processes lock the same keys and totals in different orders now and then;
     // the database then rolls one back whole, and running it again is all there is to do.
     for (let attempt = 1; ; attempt++) {
       try {
         const outcome = await this.transaction(projectPk, effect, body, jobs);
-        // Committed: the memory follows the write (never for a write that did not commit or change anything).
-        if (outcome.changed) this.memory.endWrite(ticket);
+        if (outcome.changed) this.changes.pruneNow();
         return outcome.result;
       } catch (e) {
         if (attempt >= DEADLOCK_ATTEMPTS || !this.database.dialect.errors.isDeadlock(e)) throw e;
@@ -89,6 +87,7 @@ export class RowWrites {
         if (!measuredAll) for (const w of moved) deltas.delete(w.key);
         await this.totals.adjust(trx, projectPk, deltas);
         await this.counters.bump(trx, projectPk, out.rows);
+        await this.changes.record(trx, projectPk, effect);
       }
       if (jobs) await storeJobs(trx, jobs(out.result));
       return out;

@@ -84,7 +84,7 @@ export class RowWriter {
     });
     return this.writes.run(
       projectPk,
-      { kind: 'insert', firstSeq: first },
+      { kind: 'insert', firstSeq: first, rows: rows.length },
       async ({ trx, change }) => {
         await change(seqs, 'add', async () => {
           for (const part of chunks(rowValues, ROW_CHUNK)) await insertMany(trx, 'project_rows', ROW_FIELDS, part);

@@ -2,6 +2,7 @@ import type { Cell, CellStatus, Column, StoredRow } from '../../../core/model.ts
 import type { BuilderRunState, JobsOf, RowPageQuery, RowRepo } from '../../../core/storage.ts';
 import type { Database } from '../database.ts';
 import { ListingMemory } from './listing-memory.ts';
+import { RowChanges } from './row-changes.ts';
 import { RowCounters } from './row-counters.ts';
 import { RowListing } from './row-listing.ts';
 import { RowReader } from './row-reader.ts';
@@ -11,8 +12,8 @@ import { SharedTotals } from './shared-totals.ts';
 
 /**
  * Row storage (docs/storage.md): reads (RowReader), pages and totals (RowListing), writes
- * (RowWriter, each one through RowWrites.run), sharing one process-wide ListingMemory and the
- * project counters. Nothing here but wiring.
+ * (RowWriter, each one through RowWrites.run, which logs it in RowChanges), the project counters
+ * and the listing memory of this process. Nothing here but wiring.
  */
 export class SqlRowRepo implements RowRepo {
   readonly rowsPerStatement: number;
@@ -21,14 +22,15 @@ export class SqlRowRepo implements RowRepo {
   private readonly listing: RowListing;
   private readonly writer: RowWriter;
 
-  constructor(database: Database) {
-    const memory = new ListingMemory();
+  /** `memory`: this process's listing memory (a test may hand its own, to look into it). */
+  constructor(database: Database, memory = new ListingMemory()) {
     this.rowsPerStatement = database.dialect.limits.inListSize;
     this.counters = new RowCounters(database);
     this.reader = new RowReader(database);
     const totals = new SharedTotals(database);
-    this.listing = new RowListing(database, memory, this.counters, this.reader, totals);
-    this.writer = new RowWriter(database, new RowWrites(database, memory, this.counters, totals));
+    const changes = new RowChanges(database);
+    this.listing = new RowListing(database, memory, this.counters, this.reader, totals, changes);
+    this.writer = new RowWriter(database, new RowWrites(database, this.counters, totals, changes));
   }
 
   insert(
