@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'kysely';
 import { type ListingShape, ListingMemory } from '../adapters/storage/rows/listing-memory.ts';
+import { RowChanges } from '../adapters/storage/rows/row-changes.ts';
 import { SqlRowRepo } from '../adapters/storage/rows/sql-row-repo.ts';
 import { openStorage, type SqlStorage } from '../adapters/storage/sql-storage.ts';
 import type { Cell, Column } from '../core/model.ts';
@@ -236,6 +237,27 @@ describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
       kind: number;
     }>`SELECT kind FROM row_changes WHERE project_pk = ${projectPk} ORDER BY id DESC LIMIT 2`.execute(storage.database.db);
     expect(rowChanges.rows.map((r) => Number(r.kind))).toEqual([1, 3]); // the insert, then (before it) the results
+  });
+
+  test('the change log keeps ten minutes of writes: older records are pruned by the writers', async () => {
+    const changes = new RowChanges(storage.database);
+    const record = () => storage.database.db.transaction().execute((trx) => changes.record(trx, projectPk, { kind: 'delete' }));
+    const ids = async () =>
+      (
+        await sql<{ id: number }>`SELECT id FROM row_changes WHERE project_pk = ${projectPk} ORDER BY id`.execute(storage.database.db)
+      ).rows.map((r) => Number(r.id));
+    const t0 = 1_000_000_000;
+    await record();
+    changes.pruneNow(t0); // notes the newest id it wrote, at t0
+    const old = (await ids()).at(-1)!;
+    await record();
+    changes.pruneNow(t0 + 5 * 60_000);
+    expect(await ids()).toContain(old); // five minutes: kept
+    changes.pruneNow(t0 + 11 * 60_000);
+    await Bun.sleep(200); // pruning runs after the write, in the background
+    const left = await ids();
+    expect(left.every((id) => id > old)).toBe(true);
+    expect(left.length).toBeGreaterThan(0); // the younger record stays
   });
 
   test("a project's columns are remembered until a column is added, by this process or another", async () => {
