@@ -232,7 +232,8 @@ describe.each(DIALECTS)('remembered listings on %s', (dialect) => {
     await same(plain, 'insertion order after writes by another process');
     await same(sortedByScore, 'sorted after writes by another process');
     // Both listings kept their anchors; the sorted one counted the new row in.
-    expect(memory.stats).toEqual({ caughtUp: 2, forgotten: 0, settled: 2 });
+    expect({ caughtUp: memory.stats.caughtUp, forgotten: memory.stats.forgotten }).toEqual({ caughtUp: 2, forgotten: 0 });
+    expect(memory.stats.settled).toBeGreaterThanOrEqual(2); // one per listing, more when a moved anchor passed the page
     const rowChanges = await sql<{
       kind: number;
     }>`SELECT kind FROM row_changes WHERE project_pk = ${projectPk} ORDER BY id DESC LIMIT 2`.execute(storage.database.db);

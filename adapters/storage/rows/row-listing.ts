@@ -14,6 +14,8 @@ import type { Tables } from '../tables.ts';
 
 /** From this offset on, a page starts from the nearest remembered anchor (below it, OFFSET is cheap anyway). */
 const SEEK_FROM = 1_000;
+/** Rows read before a deep page, to remember anchors at the page and up to this many rows above it. */
+const ANCHOR_MARGIN = 8;
 
 interface Plan {
   q: RowPageQuery;
@@ -82,13 +84,18 @@ export class RowListing {
     const shape = this.listShape(q, filter, filterCols, sortCols);
     const entry = q.offset >= SEEK_FROM ? await this.remembered(shape.key, counts) : undefined;
     const from = entry && (await this.anchorFor(entry, q, filter, used));
-    // Read the row before the page too, unless an anchor sits exactly at the page: it is the anchor for next time.
-    const before = q.offset - (from?.offset ?? 0) > 0 ? 1 : 0;
-    const skip = q.offset - (from?.offset ?? 0) - before;
+    // Read a few rows before the page too, unless an anchor sits exactly at the page: the anchors
+    // for next time, at the page and a few rows above it — new rows sorting before the page move the
+    // first one past it, and the other is still there to start from.
+    const gap = q.offset - (from?.offset ?? 0);
+    const before = Math.min(ANCHOR_MARGIN, gap);
+    const skip = gap - before;
     const plan = { q, filter, used, filterFirst: this.filterFirst(q, filter, filterCols, skip, total, counts.rows) };
     const found = await this.seqs(plan, from?.at, skip, before);
     const anchors: [number, SeekKey][] = [];
-    if (before && found.keys[0]) anchors.push([q.offset, found.keys[0]]);
+    const [first, atPage] = [found.keys[0], found.keys[before - 1]];
+    if (before && first) anchors.push([q.offset - before + 1, first]);
+    if (before > 1 && atPage) anchors.push([q.offset, atPage]);
     const last = found.keys[found.keys.length - 1];
     if (found.seqs.length === q.limit && last) anchors.push([q.offset + q.limit, last]);
     if (q.offset >= SEEK_FROM || anchors.some(([o]) => o >= SEEK_FROM)) {
