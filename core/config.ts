@@ -21,6 +21,12 @@ export interface Config {
   providerMode: 'live' | 'sandbox';
   bootstrapApiKey: string | undefined;
   bootstrapCredits: number;
+  /** BOOTSTRAP_ADMIN_EMAIL + BOOTSTRAP_ADMIN_PASSWORD: the console's first owner, created once (DESIGN §9). */
+  bootstrapAdmin: { email: string; password: string } | undefined;
+  /** The address people reach the service at (PUBLIC_URL): https makes session cookies `Secure`. */
+  publicUrl: string | undefined;
+  /** TRUST_PROXY=1: behind a proxy, a client's address is the last hop of X-Forwarded-For (sign-in limits). */
+  trustProxy: boolean;
   maxBodyBytes: number;
   /** The request line and headers together (MAX_HEADER_BYTES, default 16384): larger is a JSON 431. */
   maxHeaderBytes: number;
@@ -111,6 +117,14 @@ function queueOptions(env: Env): QueueOptions {
   return options;
 }
 
+function bootstrapAdmin(env: Env): Config['bootstrapAdmin'] {
+  const email = env.BOOTSTRAP_ADMIN_EMAIL || undefined;
+  const password = env.BOOTSTRAP_ADMIN_PASSWORD || undefined;
+  if (!email && !password) return undefined;
+  if (!email || !password) throw new Error('BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_PASSWORD go together: set both, or neither');
+  return { email, password };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     host: env.HOST || '127.0.0.1',
@@ -129,6 +143,9 @@ export function loadConfig(env: Env = process.env): Config {
     providerMode: oneOf(env, 'PROVIDER_MODE', ['live', 'sandbox'] as const, 'live'),
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,
     bootstrapCredits: int(env, 'BOOTSTRAP_CREDITS', 1000),
+    bootstrapAdmin: bootstrapAdmin(env),
+    publicUrl: env.PUBLIC_URL || undefined,
+    trustProxy: oneOf(env, 'TRUST_PROXY', ['0', '1'] as const, '0') === '1',
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 10 * 1024 * 1024, 1),
     maxHeaderBytes: int(env, 'MAX_HEADER_BYTES', 16_384, 1024),
     pluginsDir: env.PLUGINS_DIR || undefined,

@@ -9,6 +9,17 @@ export interface Workspace {
   createdAt: number;
 }
 
+/** A person's role in a workspace: owners and admins manage keys, members and billing. */
+export type Role = 'owner' | 'admin' | 'member';
+export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
+
+export interface User {
+  id: string;
+  /** Lower-cased. */
+  email: string;
+  createdAt: number;
+}
+
 export type BuilderState = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 
 export interface Column {

@@ -20,6 +20,7 @@ import { operations } from './operations/index.ts';
 import { configurePlans } from './plans.ts';
 import { loadPlugins } from './plugins/registry.ts';
 import { issueApiKey, hashApiKey } from './services/api-keys.ts';
+import { bootstrapAdmin } from './services/accounts.ts';
 import { BUILDER_RUN_JOB } from './services/projects.ts';
 import { ENRICH_JOB } from './services/row-insert.ts';
 
@@ -103,6 +104,7 @@ export function startWorkers(kernel: Kernel): () => void {
 export async function startService(config: Config, options: { rest?: boolean; mcp?: boolean } = {}): Promise<RunningService> {
   const kernel = await createKernel(config);
   await bootstrap(kernel);
+  await bootstrapAdmin(kernel);
   // Before any request: work the in-process queue lost with a previous process is queued again.
   if (config.workers > 0 && !kernel.queue.durable) await resumeUnfinishedWork(kernel);
   const stopPublishing = config.workers > 0 ? startWorkers(kernel) : () => {};

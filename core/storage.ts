@@ -9,7 +9,9 @@ import type {
   Column,
   ExecutionLogEntry,
   Project,
+  Role,
   StoredRow,
+  User,
   WaterfallStep,
   Workspace,
 } from './model.ts';
@@ -55,6 +57,9 @@ export interface ApiKeySummary {
   prefix: string;
   createdAt: number;
   revokedAt: number | null;
+  /** The email of the user who created it in the console (null: the admin CLI or BOOTSTRAP_API_KEY). */
+  createdBy: string | null;
+  lastUsedAt: number | null;
 }
 
 export interface FoundKey {
@@ -68,13 +73,64 @@ export interface WorkspaceRepo {
   create(input: { name: string; plan: string }): Promise<Workspace>;
   get(id: string): Promise<Workspace | undefined>;
   setPlan(id: string, plan: string): Promise<boolean>;
-  addKey(input: { workspaceId: string; prefix: string; keyHash: string }): Promise<ApiKeyRecord>;
+  addKey(input: { workspaceId: string; prefix: string; keyHash: string; createdBy?: string | null }): Promise<ApiKeyRecord>;
   /** The key with this hash (revoked or not), and its workspace. */
   /** With `projectId`: also the workspace's live project of that id (`null` when it has none), in the same read. */
   findKey(keyHash: string, projectId?: string): Promise<FoundKey | undefined>;
   revokeKey(prefix: string): Promise<boolean>;
   /** The workspace's keys, revoked ones too, oldest first. */
   listKeys(workspaceId: string): Promise<ApiKeySummary[]>;
+  /** Records a key's use (callers throttle this: it is a write). */
+  touchKey(keyId: string, at: number): Promise<void>;
+  /** The oldest workspace of this name (`default`: the bootstrap workspace). */
+  findByName(name: string): Promise<Workspace | undefined>;
+}
+
+export interface Member {
+  user: User;
+  role: Role;
+  since: number;
+}
+
+export interface UserRepo {
+  /** Undefined when the email is taken. */
+  create(input: { email: string; passwordHash: string }): Promise<User | undefined>;
+  findByEmail(email: string): Promise<(User & { passwordHash: string }) | undefined>;
+  get(id: string): Promise<User | undefined>;
+  setPasswordHash(userId: string, passwordHash: string): Promise<boolean>;
+  /** Sets (adds or changes) a user's role in a workspace. */
+  setRole(workspaceId: string, userId: string, role: Role): Promise<void>;
+  removeMember(workspaceId: string, userId: string): Promise<boolean>;
+  /** The user's workspaces with their role, oldest membership first. */
+  workspacesOf(userId: string): Promise<{ workspace: Workspace; role: Role }[]>;
+  members(workspaceId: string): Promise<Member[]>;
+}
+
+export interface SessionRecord {
+  tokenHash: string;
+  userId: string;
+  workspaceId: string;
+  csrfToken: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** A live session with its user, its workspace and the user's role there (read in one query). */
+export interface FoundSession {
+  session: SessionRecord;
+  user: User;
+  workspace: Workspace;
+  role: Role;
+}
+
+export interface SessionRepo {
+  create(session: SessionRecord): Promise<void>;
+  /** The session if it exists, is not expired at `now`, and its user still belongs to its workspace. */
+  find(tokenHash: string, now: number): Promise<FoundSession | undefined>;
+  extend(tokenHash: string, expiresAt: number): Promise<void>;
+  remove(tokenHash: string): Promise<void>;
+  /** Ends every session of a user (a password change). */
+  removeForUser(userId: string): Promise<void>;
 }
 
 export interface NewColumn {
@@ -294,6 +350,8 @@ export interface Storage {
   icpScoreRuns: IcpScoreRunRepo;
   oauthIdentities: OAuthIdentityRepo;
   outbox: JobOutboxRepo;
+  users: UserRepo;
+  sessions: SessionRepo;
   /** Liveness of the database, for health checks. */
   ping(): Promise<void>;
   /** Migrations of this code the database has not applied yet (empty once start-up migrated it). */

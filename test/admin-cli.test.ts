@@ -228,8 +228,22 @@ describe.each(DIALECTS)('admin CLI on %s', (dialect) => {
     expect(out).toEqual({
       workspace_id: ws.workspace_id,
       keys: [
-        { key_prefix: ws.key_prefix, created_at: expect.any(String), revoked: true, revoked_at: expect.any(String) },
-        { key_prefix: second.key_prefix, created_at: expect.any(String), revoked: false, revoked_at: null },
+        {
+          key_prefix: ws.key_prefix,
+          created_at: expect.any(String),
+          revoked: true,
+          revoked_at: expect.any(String),
+          created_by: null,
+          last_used_at: null,
+        },
+        {
+          key_prefix: second.key_prefix,
+          created_at: expect.any(String),
+          revoked: false,
+          revoked_at: null,
+          created_by: null,
+          last_used_at: null,
+        },
       ],
     });
     expect(Date.parse(out.keys[0].created_at)).toBeGreaterThan(Date.now() - 60_000);

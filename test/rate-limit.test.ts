@@ -55,6 +55,17 @@ describe.each(['in-memory', 'redis'] as const)('%s rate limiter', (kind) => {
     expect(ms).toBeLessThan(1500);
   });
 
+  test('looking (cost 0) takes nothing: it tells whether a token is there', async () => {
+    const limiter = kind === 'redis' ? redisLimiter(freshPrefix('rate')) : new InMemoryRateLimiter();
+    const rule = { perSecond: 0.01, burst: 2 };
+    for (let i = 0; i < 5; i++) expect((await limiter.take('k', rule, 0)).waitMs).toBe(0);
+    expect((await limiter.take('k', rule)).waitMs).toBe(0);
+    expect((await limiter.take('k', rule)).waitMs).toBe(0);
+    const look = await limiter.take('k', rule, 0);
+    expect(look.waitMs).toBeGreaterThan(0);
+    expect((await limiter.take('k', rule)).waitMs).toBeGreaterThan(0);
+  });
+
   test('an aborted wait rejects at once', async () => {
     const limiter = kind === 'redis' ? redisLimiter(freshPrefix('rate')) : new InMemoryRateLimiter();
     const rule = { perSecond: 0.1, burst: 1 };

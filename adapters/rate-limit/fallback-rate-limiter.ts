@@ -20,10 +20,10 @@ export class FallbackRateLimiter implements RateLimiter {
     private readonly reachable: () => boolean,
   ) {}
 
-  async take(key: string, rule: RateRule): Promise<Take> {
+  async take(key: string, rule: RateRule, cost: 0 | 1 = 1): Promise<Take> {
     if (this.reachable()) {
       try {
-        const taken = await withTimeout(this.shared.take(key, rule), SHARED_TAKE_TIMEOUT_MS, 'no answer in time');
+        const taken = await withTimeout(this.shared.take(key, rule, cost), SHARED_TAKE_TIMEOUT_MS, 'no answer in time');
         if (this.away) log.info('rate limits are shared again');
         this.away = false;
         return taken;
@@ -31,7 +31,7 @@ export class FallbackRateLimiter implements RateLimiter {
         this.goneAway((e as Error).message);
       }
     } else this.goneAway('not connected');
-    return this.local.take(key, rule);
+    return this.local.take(key, rule, cost);
   }
 
   private goneAway(reason: string): void {

@@ -4,8 +4,8 @@ import { acquireToken, type RateLimiter, type RateRule, type Take, takeToken } f
 export class InMemoryRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
-  async take(key: string, rule: RateRule): Promise<Take> {
-    const { waitMs, state } = takeToken(this.buckets.get(key), rule, Date.now());
+  async take(key: string, rule: RateRule, cost: 0 | 1 = 1): Promise<Take> {
+    const { waitMs, state } = takeToken(this.buckets.get(key), rule, Date.now(), cost);
     this.buckets.set(key, state);
     return { waitMs, tokens: state.tokens };
   }

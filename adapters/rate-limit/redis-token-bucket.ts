@@ -10,6 +10,7 @@ const TAKE = `
 local key = KEYS[1]
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local state = redis.call('HMGET', key, 'tokens', 'at')
@@ -17,7 +18,7 @@ local tokens = tonumber(state[1]) or burst
 local at = tonumber(state[2]) or now
 tokens = math.min(burst, tokens + (now - at) / 1000 * rate)
 local wait = 0
-if tokens >= 1 then tokens = tokens - 1 else wait = math.ceil((1 - tokens) / rate * 1000) end
+if tokens >= 1 then tokens = tokens - cost else wait = math.ceil((1 - tokens) / rate * 1000) end
 redis.call('HSET', key, 'tokens', tostring(tokens), 'at', tostring(now))
 redis.call('PEXPIRE', key, math.ceil(burst / rate * 1000) + 60000)
 return {wait, math.floor(tokens * 1000)}
@@ -31,9 +32,9 @@ export class RedisRateLimiter implements RateLimiter {
     redis.defineCommand('wfsTakeToken', { numberOfKeys: 1, lua: TAKE });
   }
 
-  async take(key: string, rule: RateRule): Promise<Take> {
-    const redis = this.redis as unknown as { wfsTakeToken(k: string, r: number, b: number): Promise<[number, number]> };
-    const [waitMs, milliTokens] = await redis.wfsTakeToken(`${this.prefix}:${key}`, rule.perSecond, rule.burst);
+  async take(key: string, rule: RateRule, cost: 0 | 1 = 1): Promise<Take> {
+    const redis = this.redis as unknown as { wfsTakeToken(k: string, r: number, b: number, c: number): Promise<[number, number]> };
+    const [waitMs, milliTokens] = await redis.wfsTakeToken(`${this.prefix}:${key}`, rule.perSecond, rule.burst, cost);
     return { waitMs: Number(waitMs), tokens: Number(milliTokens) / 1000 };
   }
 

@@ -10,6 +10,8 @@ import { SqlIdempotencyRepo } from './idempotency-repo.ts';
 import { SqlJobOutboxRepo } from './job-outbox-repo.ts';
 import { SqlProjectRepo } from './project-repo.ts';
 import { SqlRowRepo } from './rows/sql-row-repo.ts';
+import { SqlSessionRepo } from './session-repo.ts';
+import { SqlUserRepo } from './user-repo.ts';
 import { SqlWorkspaceRepo } from './workspace-repo.ts';
 
 /** Storage over Kysely: the same repositories serve MySQL/MariaDB and SQLite. */
@@ -33,6 +35,8 @@ export async function openStorage(url: string, options: { migrate?: boolean; poo
     icpScoreRuns: new SqlIcpScoreRunRepo(database),
     oauthIdentities: new SqlOAuthIdentityRepo(database),
     outbox: new SqlJobOutboxRepo(database),
+    users: new SqlUserRepo(database),
+    sessions: new SqlSessionRepo(database),
     ping: async () => {
       await sql`SELECT 1`.execute(database.db);
     },

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Kysely table types. Timestamps are epoch milliseconds (BIGINT) so both dialects store and
@@ -18,6 +18,34 @@ export interface ApiKeyTable {
   key_hash: string;
   created_at: number;
   revoked_at: number | null;
+  /** The user who created it in the console (null: the admin CLI or BOOTSTRAP_API_KEY); migration 015. */
+  created_by: ColumnType<string | null, string | null | undefined, string | null>;
+  last_used_at: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** People (migration 015): `email` lower-cased; `password_hash` argon2id (Bun.password). */
+export interface UserTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  created_at: number;
+}
+
+export interface MembershipTable {
+  workspace_id: string;
+  user_id: string;
+  role: string;
+  created_at: number;
+}
+
+/** Console sessions: the SHA-256 of the cookie's token, never the token. */
+export interface SessionTable {
+  token_hash: string;
+  user_id: string;
+  workspace_id: string;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
 }
 
 export interface CreditLedgerTable {
@@ -217,4 +245,7 @@ export interface Tables {
   oauth_identities: OAuthIdentityTable;
   job_outbox: JobOutboxTable;
   row_changes: RowChangeTable;
+  users: UserTable;
+  memberships: MembershipTable;
+  sessions: SessionTable;
 }

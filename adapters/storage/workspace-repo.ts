@@ -49,7 +49,7 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
     return Number(r.numUpdatedRows) > 0 || (await this.get(id)) !== undefined;
   }
 
-  async addKey(input: { workspaceId: string; prefix: string; keyHash: string }): Promise<ApiKeyRecord> {
+  async addKey(input: { workspaceId: string; prefix: string; keyHash: string; createdBy?: string | null }): Promise<ApiKeyRecord> {
     const row = {
       id: newId(),
       workspace_id: input.workspaceId,
@@ -57,6 +57,7 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
       key_hash: input.keyHash,
       created_at: Date.now(),
       revoked_at: null,
+      created_by: input.createdBy ?? null,
     };
     await this.db.insertInto('api_keys').values(row).execute();
     return { id: row.id, workspaceId: row.workspace_id, prefix: row.prefix, keyHash: row.key_hash, revokedAt: null };
@@ -104,16 +105,34 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
 
   async listKeys(workspaceId: string): Promise<ApiKeySummary[]> {
     const rows = await this.db
-      .selectFrom('api_keys')
-      .select(['prefix', 'created_at', 'revoked_at'])
-      .where('workspace_id', '=', workspaceId)
-      .orderBy('created_at')
-      .orderBy('id')
+      .selectFrom('api_keys as k')
+      .leftJoin('users as u', 'u.id', 'k.created_by')
+      .select(['k.prefix', 'k.created_at', 'k.revoked_at', 'k.last_used_at', 'u.email'])
+      .where('k.workspace_id', '=', workspaceId)
+      .orderBy('k.created_at')
+      .orderBy('k.id')
       .execute();
     return rows.map((r) => ({
       prefix: r.prefix,
       createdAt: Number(r.created_at),
       revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+      createdBy: r.email ?? null,
+      lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
     }));
+  }
+
+  async touchKey(keyId: string, at: number): Promise<void> {
+    await this.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute();
+  }
+
+  async findByName(name: string): Promise<Workspace | undefined> {
+    const r = await this.db
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('name', '=', name)
+      .orderBy('created_at')
+      .orderBy('id')
+      .executeTakeFirst();
+    return r && toWorkspace(r);
   }
 }

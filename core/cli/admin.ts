@@ -6,6 +6,7 @@ import { type Config, loadConfig } from '../config.ts';
 import { setLogLevel } from '../log.ts';
 import { configurePlans, isKnownPlan, planNames } from '../plans.ts';
 import { BalanceOverflowError, MAX_BALANCE } from '../credits/credit-types.ts';
+import { createUser, setPassword } from '../services/accounts.ts';
 import { hashApiKey, isKeyPrefix, issueApiKey, keyPrefix } from '../services/api-keys.ts';
 import type { Storage } from '../storage.ts';
 
@@ -32,7 +33,10 @@ const USAGE = `usage: bun run admin <command>
   jobs:dead [--limit N]
   jobs:retry --id JOB_ID | --all
   plan:set --workspace ID --plan P
-  oauth:link --workspace ID --subject SUB [--issuer URL]   (MCP OAuth; issuer defaults to OAUTH_ISSUER)`;
+  oauth:link --workspace ID --subject SUB [--issuer URL]   (MCP OAuth; issuer defaults to OAUTH_ISSUER)
+  user:create --email E --password P [--workspace ID] [--role owner|admin|member]
+                                  (without --workspace: a new workspace of their own, as owner)
+  user:password --email E --password P   (also signs them out everywhere)`;
 
 class UsageError extends Error {}
 
@@ -155,6 +159,9 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
       csv: { type: 'boolean' },
       id: { type: 'string' },
       all: { type: 'boolean' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      role: { type: 'string' },
     },
     strict: true,
   });
@@ -189,6 +196,8 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
           created_at: new Date(k.createdAt).toISOString(),
           revoked: k.revokedAt !== null,
           revoked_at: k.revokedAt === null ? null : new Date(k.revokedAt).toISOString(),
+          created_by: k.createdBy,
+          last_used_at: k.lastUsedAt === null ? null : new Date(k.lastUsedAt).toISOString(),
         })),
       };
     }
@@ -269,6 +278,24 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
       const subject = need(values, 'subject');
       await storage.oauthIdentities.link({ issuer, subject, workspaceId: ws.id });
       return { workspace_id: ws.id, issuer, subject, linked: true };
+    }
+    case 'user:create': {
+      const workspaceId = values.workspace;
+      if (workspaceId !== undefined) await workspaceOrFail(storage, workspaceId);
+      const { user, workspace, role } = await createUser(storage, {
+        email: need(values, 'email'),
+        password: need(values, 'password'),
+        workspaceId,
+        role: values.role,
+        newWorkspace: { plan: 'pro' },
+      });
+      // A workspace of their own starts like one from workspace:create.
+      if (workspaceId === undefined) await storage.credits.grant(workspace.id, DEFAULT_WORKSPACE_CREDITS, { note: 'user:create' });
+      return { user_id: user.id, email: user.email, workspace_id: workspace.id, role };
+    }
+    case 'user:password': {
+      const user = await setPassword(storage, need(values, 'email'), need(values, 'password'));
+      return { user_id: user.id, email: user.email, password_changed: true, sessions_ended: true };
     }
     default:
       throw new UsageError(command ? `unknown command "${command}"\n${USAGE}` : USAGE);

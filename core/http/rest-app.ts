@@ -6,6 +6,7 @@ import type { Kernel } from '../kernel.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 import { runCall } from '../operations/run-operation.ts';
 import { presentedKeyPrefix } from '../services/api-keys.ts';
+import { CSRF_HEADER, csrfMatches, csrfRefusal, sessionOf } from '../services/sessions.ts';
 import { accessLog, accessRecord } from './access-log.ts';
 import { errorResponse, outcomeResponse } from './error-response.ts';
 import { gatherMetrics, renderMetrics } from '../metrics/prometheus.ts';
@@ -16,6 +17,7 @@ import { mediaTypeRefusal } from './request-checks.ts';
 import { restEdge } from './rest-edge.ts';
 import { jsonQueryNames, readJson, restQuery } from './rest-input.ts';
 import { routeMethods } from './route-methods.ts';
+import { signinRoutes } from './signin/signin-routes.ts';
 
 /**
  * METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>` (401 otherwise).
@@ -38,7 +40,11 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
   const docs = `${basePath}/docs`;
   const routes = routeMethods([
     ...ops.map((op) => ({ method: op.method, path: basePath + op.path })),
-    ...[docs, `${docs}/json`, `${docs}/assets/:file`, '/metrics', '/health', '/ready'].map((path) => ({ method: 'GET', path })),
+    ...[docs, `${docs}/json`, `${docs}/assets/:file`, '/metrics', '/health', '/ready', '/login', '/session', '/'].map((path) => ({
+      method: 'GET',
+      path,
+    })),
+    ...['/login', '/logout'].map((path) => ({ method: 'POST', path })),
   ]);
   const app = new Elysia({ name: 'workflow-rest' })
     // The later wrap runs outside the earlier one: the access log (one line and an x-request-id
@@ -46,7 +52,8 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
     .wrap(restEdge(kernel.config, routes) as never)
     .wrap(((fn: Parameters<typeof accessLog>[0]) => accessLog(closingWhileDraining(kernel.lifecycle, fn))) as never)
     .use(apiDocs(kernel.config))
-    .use(healthRoutes(kernel));
+    .use(healthRoutes(kernel))
+    .use(signinRoutes(kernel));
 
   // Operators' view of the queues (Prometheus text). Outside BASE_PATH, like every scrape target.
   app.get(
@@ -88,11 +95,18 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
           );
         }
         const pathParams = params as Record<string, string>;
+        // Without a key, the console's session (DESIGN §9): any plan, and its CSRF token on every write.
+        const session = apiKey === null ? await sessionOf(kernel, request.headers.get('cookie')) : undefined;
+        if (session && op.method !== 'GET' && !csrfMatches(session, request.headers.get(CSRF_HEADER))) {
+          return errorResponse(csrfRefusal(), requestId);
+        }
         const outcome = await runCall(kernel, {
           op,
           requestId,
           access,
-          credentials: { apiKey, projectId: op.project ? pathParams.project_id : undefined },
+          credentials: session
+            ? { caller: { workspace: session.workspace, rateKey: `user:${session.user.id}` } }
+            : { apiKey, projectId: op.project ? pathParams.project_id : undefined },
           input: async () => ({
             params: pathParams,
             query: restQuery(op, request.url, jsonQuery),

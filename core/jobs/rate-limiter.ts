@@ -16,8 +16,11 @@ export interface Take {
 }
 
 export interface RateLimiter {
-  /** Takes a token of `key` if there is one (waitMs 0), else tells the ms until there will be one. */
-  take(key: string, rule: RateRule): Promise<Take>;
+  /**
+   * Takes a token of `key` if there is one (waitMs 0), else tells the ms until there will be one.
+   * `cost` 0 only looks: whether a token is there, taking none (sign-in counts failures only).
+   */
+  take(key: string, rule: RateRule, cost?: 0 | 1): Promise<Take>;
   /** Waits until `key` has a token, then takes it. Rejects if `signal` aborts first. */
   acquire(key: string, rule: RateRule, signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
@@ -56,10 +59,11 @@ export function takeToken(
   state: { tokens: number; at: number } | undefined,
   rule: RateRule,
   now: number,
+  cost: 0 | 1 = 1,
 ): { waitMs: number; state: { tokens: number; at: number } } {
   const prev = state ?? { tokens: rule.burst, at: now };
   const tokens = Math.min(rule.burst, prev.tokens + ((now - prev.at) / 1000) * rule.perSecond);
-  if (tokens >= 1) return { waitMs: 0, state: { tokens: tokens - 1, at: now } };
+  if (tokens >= 1) return { waitMs: 0, state: { tokens: tokens - cost, at: now } };
   return { waitMs: Math.ceil(((1 - tokens) / rule.perSecond) * 1000), state: { tokens, at: now } };
 }
 

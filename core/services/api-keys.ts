@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../errors.ts';
 import type { Project, Workspace } from '../model.ts';
+import { log } from '../log.ts';
 import { planRules } from '../plans.ts';
 import type { WorkspaceRepo } from '../storage.ts';
 
@@ -35,12 +36,17 @@ export function presentedKeyPrefix(key: string | null | undefined): string | nul
 }
 
 /** Issues a key for a workspace; the clear key is returned once and never stored. */
-export async function issueApiKey(repo: WorkspaceRepo, workspaceId: string, key?: string): Promise<{ api_key: string; prefix: string }> {
+export async function issueApiKey(
+  repo: WorkspaceRepo,
+  workspaceId: string,
+  key?: string,
+  createdBy?: string,
+): Promise<{ api_key: string; prefix: string }> {
   // A key chosen by the operator (BOOTSTRAP_API_KEY) may have any shape; give it a stable prefix.
   const generated = key
     ? { key, prefix: /^wfs_[0-9a-f]{8}_/.test(key) ? keyPrefix(key) : `boot_${hashApiKey(key).slice(0, 8)}` }
     : generateApiKey();
-  await repo.addKey({ workspaceId, prefix: generated.prefix, keyHash: hashApiKey(generated.key) });
+  await repo.addKey({ workspaceId, prefix: generated.prefix, keyHash: hashApiKey(generated.key), createdBy });
   return { api_key: generated.key, prefix: generated.prefix };
 }
 
@@ -48,6 +54,18 @@ export async function issueApiKey(repo: WorkspaceRepo, workspaceId: string, key?
 export interface KeyHolder {
   keyPrefix: string | null;
   workspaceId: string | null;
+}
+
+/** A key's `last_used_at` is written at most once a minute per process: it is a write on the read path. */
+const TOUCH_EVERY_MS = 60_000;
+const touched = new Map<string, number>();
+
+function noteKeyUse(repo: WorkspaceRepo, keyId: string): void {
+  const now = Date.now();
+  if (now - (touched.get(keyId) ?? 0) < TOUCH_EVERY_MS) return;
+  touched.set(keyId, now);
+  if (touched.size > 10_000) touched.delete(touched.keys().next().value as string);
+  repo.touchKey(keyId, now).catch((e) => log.warn('could not record a key’s last use', { error: (e as Error).message }));
 }
 
 /** Whose request budget a key's calls spend: the same through REST and MCP. */
@@ -73,6 +91,7 @@ export async function authenticateFor(
   if (!found || found.key.revokedAt !== null || !timingSafeEqual(Buffer.from(found.key.keyHash), Buffer.from(hash))) {
     throw new ServiceError('unauthorized', 'Unknown or revoked API key: check the service-api-key header or create a new key');
   }
+  noteKeyUse(repo, found.key.id);
   if (who) {
     who.keyPrefix = found.key.prefix;
     who.workspaceId = found.workspace.id;

@@ -95,6 +95,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       REDIS_URL: redis.url,
       PROVIDER_MODE: 'sandbox',
       LOG_LEVEL: 'warn',
+      // Behind nginx: sign-in limits count per client (X-Forwarded-For), not per proxy.
+      TRUST_PROXY: '1',
       // On SIGTERM: 2 s of answering with `Connection: close` (nginx drops its idle connections after 1 s), then drain.
       SHUTDOWN_DELAY_MS: '2000',
       ...options.env,

@@ -39,6 +39,7 @@ ${servers(o.mcpPorts)}
     proxy_set_header Connection "";
     proxy_set_header Host $http_host;
     proxy_set_header X-Request-Id $request_id;
+    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
     # Only failures before a process took the request are retried elsewhere: a POST is never replayed.
     proxy_next_upstream error timeout http_502;
     proxy_next_upstream_tries 2;

@@ -13,6 +13,7 @@ import { widerText } from './010-wider-text.ts';
 import { filterTotals } from './012-filter-totals.ts';
 import { jobOutbox } from './013-job-outbox.ts';
 import { rowChanges } from './014-row-changes.ts';
+import { accounts } from './015-accounts.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(types: SchemaTypes): MigrationProvider {
@@ -32,6 +33,7 @@ export function migrationProvider(types: SchemaTypes): MigrationProvider {
         '012-filter-totals': filterTotals(types),
         '013-job-outbox': jobOutbox(types),
         '014-row-changes': rowChanges(types),
+        '015-accounts': accounts(types),
       };
     },
   };
