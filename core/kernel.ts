@@ -1,4 +1,5 @@
 import type { Config } from './config.ts';
+import type { ProjectEventBus } from './events/project-events.ts';
 import type { ExpressionPool } from './expressions/expression-pool.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import type { RateLimiter } from './jobs/rate-limiter.ts';
@@ -18,6 +19,8 @@ export interface Kernel {
   statsBoard: WorkerStatsBoard;
   /** Sandbox threads for tenant JSONata (formulas, run conditions, extracts). */
   expressions: ExpressionPool;
+  /** What changed in each project, for its watchers (GET /projects/{id}/events); through Redis when scaled out. */
+  events: ProjectEventBus;
   /** This process's state: `draining` from SIGTERM on (GET /ready answers 503 so balancers route elsewhere). */
   lifecycle: { draining: boolean };
 }

@@ -2,6 +2,8 @@ import { openQueue } from '../adapters/queue/open-queue.ts';
 import { openStatsBoard } from '../adapters/metrics/worker-stats-boards.ts';
 import { openRateLimiter } from '../adapters/rate-limit/open-rate-limiter.ts';
 import { openStorage } from '../adapters/storage/sql-storage.ts';
+import { openProjectEvents } from '../adapters/events/open-project-events.ts';
+import { publishingStorage } from './events/publishing-storage.ts';
 import type { Config } from './config.ts';
 import { openExpressionPool } from './expressions/expression-pool.ts';
 import { restApp } from './http/rest-app.ts';
@@ -49,7 +51,18 @@ export async function createKernel(config: Config): Promise<Kernel> {
   const rateLimiter = openRateLimiter(config.redisUrl, prefix);
   const statsBoard = openStatsBoard(config.redisUrl, prefix);
   const expressions = openExpressionPool(config);
-  return { config, storage, plugins, queue, rateLimiter, statsBoard, expressions, lifecycle: { draining: false } };
+  const events = openProjectEvents(config.redisUrl, prefix);
+  return {
+    config,
+    storage: publishingStorage(storage, events),
+    plugins,
+    queue,
+    rateLimiter,
+    statsBoard,
+    expressions,
+    events,
+    lifecycle: { draining: false },
+  };
 }
 
 /**
@@ -141,6 +154,7 @@ export async function startService(config: Config, options: { rest?: boolean; mc
       await kernel.expressions.close();
       await kernel.rateLimiter.close();
       await kernel.statsBoard.close();
+      await kernel.events.close();
       await kernel.storage.close();
     },
   };

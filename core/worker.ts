@@ -27,6 +27,7 @@ async function main(): Promise<void> {
     await kernel.expressions.close();
     await kernel.rateLimiter.close();
     await kernel.statsBoard.close();
+    await kernel.events.close();
     await kernel.storage.close();
     process.exit(0);
   };

@@ -28,8 +28,10 @@ describe.each([['/api/enterprise'], ['/v2/workflow']])('Swagger UI under BASE_PA
     await t?.stop();
   });
 
-  test('renders every operation of the table, fetching nothing but the service', async () => {
+  test('renders every operation of the table (and the event stream), fetching nothing but the service', async () => {
     const origin = new URL(t.url).origin;
+    // The operations of the table, and GET …/events (a stream: documented, no MCP tool).
+    const documented = operations.length + 1;
     const page = await browser.newPage();
     const elsewhere: string[] = [];
     await page.route('**/*', (route) => {
@@ -40,16 +42,17 @@ describe.each([['/api/enterprise'], ['/v2/workflow']])('Swagger UI under BASE_PA
     });
     await page.goto(`${origin}${basePath}/docs`);
     await page
-      .waitForFunction((n) => document.querySelectorAll('.opblock').length >= n, operations.length, { timeout: 20_000 })
+      .waitForFunction((n) => document.querySelectorAll('.opblock').length >= n, documented, { timeout: 20_000 })
       .catch(async () => {
         throw new Error(`Swagger UI rendered no operations; it shows: ${(await page.textContent('#swagger-ui'))?.slice(0, 300)}`);
       });
-    expect(await page.locator('.opblock').count()).toBe(operations.length);
+    expect(await page.locator('.opblock').count()).toBe(documented);
     expect(await page.textContent('body')).not.toContain('Failed to load');
     // Swagger UI puts zero-width spaces in long paths so that they wrap.
     const paths = (await page.locator('.opblock-summary-path').allTextContents()).map((p) => p.replace(/\u200b/g, ''));
     expect(paths.filter((path) => !path.startsWith(`${basePath}/`))).toEqual([]);
-    expect(paths.length).toBe(operations.length);
+    expect(paths.length).toBe(documented);
+    expect(paths).toContain(`${basePath}/projects/{project_id}/events`);
     expect(elsewhere).toEqual([]);
     await page.close();
   }, 40_000);

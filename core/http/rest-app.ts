@@ -18,6 +18,7 @@ import { restEdge } from './rest-edge.ts';
 import { jsonQueryNames, readJson, restQuery } from './rest-input.ts';
 import { routeMethods } from './route-methods.ts';
 import { signinRoutes } from './signin/signin-routes.ts';
+import { projectEventsRoute } from './project-events-route.ts';
 
 /**
  * METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>` (401 otherwise).
@@ -45,6 +46,7 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
       path,
     })),
     ...['/login', '/logout'].map((path) => ({ method: 'POST', path })),
+    { method: 'GET', path: `${basePath}/projects/{project_id}/events` },
   ]);
   const app = new Elysia({ name: 'workflow-rest' })
     // The later wrap runs outside the earlier one: the access log (one line and an x-request-id
@@ -53,7 +55,8 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
     .wrap(((fn: Parameters<typeof accessLog>[0]) => accessLog(closingWhileDraining(kernel.lifecycle, fn))) as never)
     .use(apiDocs(kernel.config))
     .use(healthRoutes(kernel))
-    .use(signinRoutes(kernel));
+    .use(signinRoutes(kernel))
+    .use(projectEventsRoute(kernel));
 
   // Operators' view of the queues (Prometheus text). Outside BASE_PATH, like every scrape target.
   app.get(

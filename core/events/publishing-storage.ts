@@ -1,0 +1,74 @@
+import type { Storage } from '../storage.ts';
+import type { ProjectEventBus } from './project-events.ts';
+
+/**
+ * Makes every committed change of rows, cells, columns and builder state a project event: the
+ * row and project repositories are wrapped once, in the kernel, so no service or job has to
+ * remember to publish (and a new write path cannot forget).
+ */
+export function publishingStorage(storage: Storage, events: ProjectEventBus): Storage {
+  const rows = storage.rows;
+  const projects = storage.projects;
+  const builder = (pk: number, state: Parameters<typeof projects.setBuilderState>[1]) =>
+    events.publish(pk, {
+      type: 'builder',
+      status: state.builderStatus,
+      progress: state.builderProgress ?? null,
+      error: state.builderError ?? null,
+    });
+  return {
+    ...storage,
+    rows: overriding(rows, {
+      insert: async (...args: Parameters<typeof rows.insert>) => {
+        const seqs = await rows.insert(...args);
+        if (seqs.length > 0) events.publish(args[0], { type: 'rows', added: seqs.length, deleted: 0 });
+        if (args[3]) builder(args[0], args[3]);
+        return seqs;
+      },
+      softDelete: async (...args: Parameters<typeof rows.softDelete>) => {
+        const n = await rows.softDelete(...args);
+        if (n > 0) events.publish(args[0], { type: 'rows', added: 0, deleted: n });
+        return n;
+      },
+      moveStatus: async (...args: Parameters<typeof rows.moveStatus>) => {
+        const moved = await rows.moveStatus(...args);
+        const [pk, colNo, , to] = args;
+        if (moved.length > 0) events.publish(pk, { type: 'cells', colNo, cells: moved.map((seq) => ({ seq, status: to })) });
+        return moved;
+      },
+      writeCells: async (...args: Parameters<typeof rows.writeCells>) => {
+        await rows.writeCells(...args);
+        const [pk, colNo, cells] = args;
+        if (cells.length > 0) {
+          events.publish(pk, {
+            type: 'cells',
+            colNo,
+            cells: cells.map(({ seq, cell }) => ({ seq, status: cell.s ?? 'completed', value: cell.v, error: cell.e ?? null })),
+          });
+        }
+      },
+    }),
+    projects: overriding(projects, {
+      addColumn: async (...args: Parameters<typeof projects.addColumn>) => {
+        const column = await projects.addColumn(...args);
+        events.publish(args[0], { type: 'columns' });
+        return column;
+      },
+      setBuilderState: async (...args: Parameters<typeof projects.setBuilderState>) => {
+        await projects.setBuilderState(...args);
+        builder(...args);
+      },
+    }),
+  };
+}
+
+/** `target` with some methods replaced; every other member is the target's own (bound to it). */
+function overriding<T extends object>(target: T, overrides: Partial<T>): T {
+  return new Proxy(target, {
+    get(t, name) {
+      if (Object.hasOwn(overrides, name)) return overrides[name as keyof T];
+      const value = Reflect.get(t, name, t);
+      return typeof value === 'function' ? value.bind(t) : value;
+    },
+  });
+}
