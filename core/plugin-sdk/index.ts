@@ -71,6 +71,7 @@ export {
   mulberry32,
   pages,
   pick,
+  exampleTwin,
   sandboxDomain,
   sandboxPhone,
   sandboxSlug,

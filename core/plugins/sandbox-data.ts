@@ -55,7 +55,25 @@ export function* pages(total: number, size: number): Generator<[start: number, e
 export function sandboxSlug(input: string): string {
   const text = input.trim().toLowerCase();
   const host = text.includes('@') && !text.includes('/') ? text.slice(text.lastIndexOf('@') + 1) : text;
+  const twin = exampleTwin(host);
+  if (twin) return slugify(twin.slice(0, -'.example.com'.length));
   return slugify((host.includes('.') && getDomainWithoutSuffix(host)) || text);
+}
+
+/**
+ * The documentation domains (example.com, .net, .org; RFC 2606) hold the sandbox's made-up
+ * companies, one per subdomain: `https://www.bellecour-dental.example.com/x` is the company
+ * `bellecour-dental.example.com`, not example.com itself. Undefined for any other host.
+ */
+export function exampleTwin(urlOrHost: string): string | undefined {
+  const host = urlOrHost
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+    .replace(/[/?#:].*$/, '');
+  const m = /(?:^|\.)([a-z0-9-]+)\.example\.(com|net|org)\.?$/.exec(host);
+  if (!m || m[1] === 'www') return undefined;
+  return `${m[1]}.example.${m[2]}`;
 }
 
 export function sandboxDomain(input: string): string {

@@ -113,6 +113,33 @@ describe('sandbox twins: deterministic, clearly fake, no network', () => {
     expect(dns.queries.length).toBe(0);
   });
 
+  test('"dentists in Lyon" reads like the query: varied dentists in Lyon, each with its own site, domain and home page', async () => {
+    const created = await t.api('POST', '/projects', {
+      body: { builder_id: 'google_maps_search', form_data: { query: 'dentists in Lyon', max_results: 12 } },
+    });
+    expect(created.status).toBe(201);
+    const pid = created.body.project_id;
+    for (let i = 0; i < 200 && (await t.api('GET', `/projects/${pid}`)).body.builder_status.type !== 'completed'; i++) await Bun.sleep(25);
+    const ids = [
+      await addColumn(t, pid, 'Domain', 'domain_normalizer', { value: '{{Website}}' }),
+      await addColumn(t, pid, 'Site', 'website_info', { url: '{{Website}}' }),
+    ];
+    const rows = await runColumns(t, pid, ids);
+    expect(rows.length).toBe(12);
+    const values = (col: string) => rows.map((r) => r.company[col].value);
+    for (const name of values('Name')) expect(name).toMatch(/Dentist/);
+    for (const address of values('Address')) expect(address).toMatch(/^\d+ .+, Lyon$/);
+    expect(new Set(values('Category'))).toEqual(new Set(['Dentist']));
+    expect(new Set(values('Name')).size).toBeGreaterThanOrEqual(10);
+    // Clearly fake, and one company per row all the way through the tools.
+    for (const site of values('Website')) expect(site).toMatch(/^https:\/\/www\.[a-z0-9-]+\.example\.com$/);
+    const domains = values('Domain');
+    expect(new Set(domains).size).toBe(12);
+    for (const d of domains) expect(d).toMatch(/^[a-z0-9-]+\.example\.com$/);
+    expect(new Set(values('Site').map((v: any) => v.title)).size).toBe(12);
+    expect(rows.map((r) => r.company.Site.value.url)).toEqual(domains.map((d: string) => `https://${d}/`));
+  });
+
   test('the same input gives the same answers', async () => {
     // Called directly: through the service a second run could be answered from the result cache.
     const row = { Name: 'Globex', Website: 'globex.test', First: 'Grace', Last: 'Hopper', Email: 'grace@globex.test' };

@@ -1,15 +1,5 @@
-import {
-  defineBuilder,
-  pages,
-  pick,
-  providerJson,
-  requireEnv,
-  SANDBOX_CITIES,
-  SANDBOX_INDUSTRIES,
-  seededRandom,
-  slugify,
-  Type,
-} from 'workflow-service/plugin-sdk';
+import { defineBuilder, pages, providerJson, requireEnv, Type } from 'workflow-service/plugin-sdk';
+import { sandboxPlace } from './sandbox.ts';
 
 const COLUMNS = ['Name', 'Address', 'Phone', 'Website', 'Rating', 'Reviews', 'Category', 'Google Maps URL'];
 const MAX_RESULTS = 500;
@@ -55,25 +45,8 @@ export default defineBuilder({
   target: (form) => form.max_results,
   async *run(form, ctx) {
     if (ctx.providerMode === 'sandbox') {
-      const rand = seededRandom(`maps:${form.query}`);
       for (const [start, end] of pages(form.max_results, 20)) {
-        const page = [];
-        for (let i = start; i < end; i++) {
-          const category = pick(rand, SANDBOX_INDUSTRIES);
-          const name = `${form.query.split(/\s+/)[0] ?? 'Place'} ${category} ${i + 1}`;
-          const slug = slugify(name);
-          page.push({
-            Name: name,
-            Address: `${1 + Math.floor(rand() * 200)} Example Street, ${pick(rand, SANDBOX_CITIES)}`,
-            Phone: `+1 555 01${String(i % 100).padStart(2, '0')}`,
-            Website: `https://${slug}.example.com`,
-            Rating: Math.round((3 + rand() * 2) * 10) / 10,
-            Reviews: Math.floor(rand() * 900),
-            Category: category,
-            'Google Maps URL': `https://maps.example.com/place/${slug}`,
-          });
-        }
-        yield page;
+        yield Array.from({ length: end - start }, (_, k) => sandboxPlace(form.query, start + k));
       }
       return;
     }

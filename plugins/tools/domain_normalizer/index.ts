@@ -1,12 +1,16 @@
-import { defineTool, Type } from 'workflow-service/plugin-sdk';
+import { defineTool, exampleTwin, Type } from 'workflow-service/plugin-sdk';
 import { getDomain } from 'tldts';
 
-/** The registrable domain of a URL, an email address or a host ("https://www.shop.example.co.uk/x" → "example.co.uk"). */
+/**
+ * The registrable domain of a URL, an email address or a host ("https://www.shop.example.co.uk/x" →
+ * "example.co.uk"). Under the documentation domains (example.com, .net, .org), where sandbox data
+ * keeps its made-up companies, each subdomain counts as one ("www.acme.example.com" → "acme.example.com").
+ */
 export function registrableDomain(input: string): string | null {
   let text = input.trim().toLowerCase();
   const at = text.lastIndexOf('@');
   if (at >= 0 && !text.includes('/')) text = text.slice(at + 1);
-  return getDomain(text) ?? null;
+  return exampleTwin(text) ?? getDomain(text) ?? null;
 }
 
 export default defineTool({
@@ -15,7 +19,7 @@ export default defineTool({
   version: '1.0.0',
   name: 'Domain normalizer',
   description:
-    'Turns a URL, an email address or a host name into its registrable domain (www.shop.example.co.uk → example.co.uk), using the public suffix list. Free, no provider. Config: {"value": "{{Website}}"}.',
+    'Turns a URL, an email address or a host name into its registrable domain (www.shop.example.co.uk → example.co.uk), using the public suffix list (under example.com, where sandbox data lives, each subdomain counts as one domain). Free, no provider. Config: {"value": "{{Website}}"}.',
   category: 'transform',
   tags: ['domain', 'url', 'normalize', 'website'],
   legacyIds: [],
