@@ -78,6 +78,13 @@ export interface WorkspaceRepo {
   /** With `projectId`: also the workspace's live project of that id (`null` when it has none), in the same read. */
   findKey(keyHash: string, projectId?: string): Promise<FoundKey | undefined>;
   revokeKey(prefix: string): Promise<boolean>;
+  /** Revokes a live key of this workspace (false: none with that prefix there). */
+  revokeKeyOf(workspaceId: string, prefix: string): Promise<boolean>;
+  /**
+   * Replaces a live key of this workspace by a new one, in one transaction: the new key is added and
+   * the old one revoked together (false, and nothing changed: no live key with that prefix there).
+   */
+  rotateKey(workspaceId: string, prefix: string, next: { prefix: string; keyHash: string; createdBy: string | null }): Promise<boolean>;
   /** The workspace's keys, revoked ones too, oldest first. */
   listKeys(workspaceId: string): Promise<ApiKeySummary[]>;
   /** Records a key's use (callers throttle this: it is a write). */

@@ -103,6 +103,44 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
     return Number(r.numUpdatedRows) > 0;
   }
 
+  async revokeKeyOf(workspaceId: string, prefix: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: Date.now() })
+      .where('workspace_id', '=', workspaceId)
+      .where('prefix', '=', prefix)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  async rotateKey(workspaceId: string, prefix: string, next: { prefix: string; keyHash: string; createdBy: string | null }): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const now = Date.now();
+      const r = await trx
+        .updateTable('api_keys')
+        .set({ revoked_at: now })
+        .where('workspace_id', '=', workspaceId)
+        .where('prefix', '=', prefix)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return false;
+      await trx
+        .insertInto('api_keys')
+        .values({
+          id: newId(),
+          workspace_id: workspaceId,
+          prefix: next.prefix,
+          key_hash: next.keyHash,
+          created_at: now,
+          revoked_at: null,
+          created_by: next.createdBy,
+        })
+        .execute();
+      return true;
+    });
+  }
+
   async listKeys(workspaceId: string): Promise<ApiKeySummary[]> {
     const rows = await this.db
       .selectFrom('api_keys as k')

@@ -19,6 +19,7 @@ import { jsonQueryNames, readJson, restQuery } from './rest-input.ts';
 import { routeMethods } from './route-methods.ts';
 import { signinRoutes } from './signin/signin-routes.ts';
 import { projectEventsRoute } from './project-events-route.ts';
+import { accountRoutes } from './account-routes.ts';
 
 /**
  * METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>` (401 otherwise).
@@ -47,6 +48,16 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
     })),
     ...['/login', '/logout'].map((path) => ({ method: 'POST', path })),
     { method: 'GET', path: `${basePath}/projects/{project_id}/events` },
+    ...[
+      ['GET', '/account/keys'],
+      ['POST', '/account/keys'],
+      ['POST', '/account/keys/{prefix}/rotate'],
+      ['DELETE', '/account/keys/{prefix}'],
+      ['GET', '/account/members'],
+      ['POST', '/account/members'],
+      ['PATCH', '/account/members/{user_id}'],
+      ['DELETE', '/account/members/{user_id}'],
+    ].map(([method, path]) => ({ method: method as string, path: path as string })),
   ]);
   const app = new Elysia({ name: 'workflow-rest' })
     // The later wrap runs outside the earlier one: the access log (one line and an x-request-id
@@ -56,7 +67,8 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
     .use(apiDocs(kernel.config))
     .use(healthRoutes(kernel))
     .use(signinRoutes(kernel))
-    .use(projectEventsRoute(kernel));
+    .use(projectEventsRoute(kernel))
+    .use(accountRoutes(kernel));
 
   // Operators' view of the queues (Prometheus text). Outside BASE_PATH, like every scrape target.
   app.get(

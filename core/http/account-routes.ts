@@ -1,0 +1,90 @@
+import { Elysia } from 'elysia';
+import { ServiceError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { Kernel } from '../kernel.ts';
+import type { FoundSession } from '../storage.ts';
+import { CSRF_HEADER, csrfMatches, csrfRefusal, sessionOf } from '../services/sessions.ts';
+import * as admin from '../services/workspace-admin.ts';
+import { errorResponse } from './error-response.ts';
+
+const MAX_BODY_BYTES = 16_384;
+
+type Handler = (found: FoundSession, request: Request, params: Record<string, string>) => Promise<unknown>;
+
+async function jsonBody(request: Request): Promise<Record<string, unknown>> {
+  const text = await request.text();
+  if (text.length > MAX_BODY_BYTES) throw new ServiceError('payload_too_large', `The body is over ${MAX_BODY_BYTES} bytes`);
+  if (!text) return {};
+  try {
+    const body = JSON.parse(text);
+    if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as Record<string, unknown>;
+  } catch {}
+  throw new ServiceError('parse_error', 'Send a JSON object');
+}
+
+/**
+ * The console's own JSON routes (outside BASE_PATH, a signed-in session only, CSRF on every write):
+ * the workspace's API keys and its members (DESIGN §9, Settings → Integrations → API and
+ * Settings → Members). Not API operations: a key cannot manage keys, and agents get no tool for it.
+ */
+export function accountRoutes(kernel: Kernel) {
+  const { storage } = kernel;
+  const route =
+    (status: number, handler: Handler, write = true) =>
+    async ({ request, params }: { request: Request; params: Record<string, string> }) => {
+      const requestId = newId();
+      try {
+        const found = await sessionOf(kernel, request.headers.get('cookie'));
+        if (!found) throw new ServiceError('unauthorized', 'Sign in first (/login): keys and members are managed from a console session');
+        if (write && !csrfMatches(found, request.headers.get(CSRF_HEADER))) throw csrfRefusal();
+        const answer = await handler(found, request, params);
+        return answer === undefined
+          ? new Response(null, { status: 204 })
+          : Response.json(answer, { status, headers: { 'cache-control': 'no-store' } });
+      } catch (e) {
+        return errorResponse(e, requestId);
+      }
+    };
+  const hidden = { detail: { hide: true }, parse: 'none' as const };
+  return new Elysia({ name: 'workflow-account' })
+    .get(
+      '/account/keys',
+      route(200, (found) => admin.listKeys(storage, found), false),
+      hidden,
+    )
+    .post(
+      '/account/keys',
+      route(201, (found) => admin.createKey(storage, found)),
+      hidden,
+    )
+    .post(
+      '/account/keys/:prefix/rotate',
+      route(201, (found, _r, p) => admin.rotateKey(storage, found, p.prefix ?? '')),
+      hidden,
+    )
+    .delete(
+      '/account/keys/:prefix',
+      route(204, (found, _r, p) => admin.revokeKey(storage, found, p.prefix ?? '')),
+      hidden,
+    )
+    .get(
+      '/account/members',
+      route(200, (found) => admin.listMembers(storage, found), false),
+      hidden,
+    )
+    .post(
+      '/account/members',
+      route(201, async (found, r) => admin.addMember(storage, found, await jsonBody(r))),
+      hidden,
+    )
+    .patch(
+      '/account/members/:user_id',
+      route(200, async (found, r, p) => admin.setMemberRole(storage, found, p.user_id ?? '', await jsonBody(r))),
+      hidden,
+    )
+    .delete(
+      '/account/members/:user_id',
+      route(204, (found, _r, p) => admin.removeMember(storage, found, p.user_id ?? '')),
+      hidden,
+    );
+}

@@ -1,0 +1,135 @@
+import { ServiceError, validationError } from '../errors.ts';
+import type { Role } from '../model.ts';
+import type { FoundSession, Storage } from '../storage.ts';
+import { checkPassword, checkRole, hashPassword, normalizeEmail } from './accounts.ts';
+import { generateApiKey, hashApiKey, isKeyPrefix } from './api-keys.ts';
+
+/**
+ * What owners and admins do in the console (../shared/DESIGN.md §9): the workspace's API keys
+ * (Settings → Integrations → API) and its members. Every function takes the signed-in session and
+ * refuses a `member`; everything is scoped to the session's workspace (another workspace's key or
+ * member is "not found").
+ */
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function requireManager(found: FoundSession): void {
+  if (found.role === 'member') {
+    throw new ServiceError('forbidden', 'Only owners and admins of this workspace manage its keys and members; ask one of them');
+  }
+}
+
+function checkPrefix(prefix: string): string {
+  if (!isKeyPrefix(prefix))
+    throw validationError('A key is named by its prefix, like wfs_1a2b3c4d', [{ path: 'prefix', message: 'a key prefix' }]);
+  return prefix;
+}
+
+export async function listKeys(storage: Storage, found: FoundSession) {
+  requireManager(found);
+  const keys = await storage.workspaces.listKeys(found.workspace.id);
+  return {
+    keys: keys.map((k) => ({
+      prefix: k.prefix,
+      created_at: iso(k.createdAt),
+      created_by: k.createdBy,
+      last_used_at: iso(k.lastUsedAt),
+      revoked_at: iso(k.revokedAt),
+    })),
+  };
+}
+
+/** A new key: the whole key is in this answer only. */
+export async function createKey(storage: Storage, found: FoundSession) {
+  requireManager(found);
+  const { key, prefix } = generateApiKey();
+  await storage.workspaces.addKey({ workspaceId: found.workspace.id, prefix, keyHash: hashApiKey(key), createdBy: found.user.id });
+  return { api_key: key, prefix };
+}
+
+/** A new key in place of a live one, which stops working at once. */
+export async function rotateKey(storage: Storage, found: FoundSession, rawPrefix: string) {
+  requireManager(found);
+  const prefix = checkPrefix(rawPrefix);
+  const next = generateApiKey();
+  const done = await storage.workspaces.rotateKey(found.workspace.id, prefix, {
+    prefix: next.prefix,
+    keyHash: hashApiKey(next.key),
+    createdBy: found.user.id,
+  });
+  if (!done) throw new ServiceError('not_found', `No live key ${prefix} in this workspace`);
+  return { api_key: next.key, prefix: next.prefix, replaces: prefix };
+}
+
+export async function revokeKey(storage: Storage, found: FoundSession, rawPrefix: string): Promise<void> {
+  requireManager(found);
+  const prefix = checkPrefix(rawPrefix);
+  if (!(await storage.workspaces.revokeKeyOf(found.workspace.id, prefix))) {
+    throw new ServiceError('not_found', `No live key ${prefix} in this workspace`);
+  }
+}
+
+export async function listMembers(storage: Storage, found: FoundSession) {
+  const members = await storage.users.members(found.workspace.id);
+  return { members: members.map((m) => ({ user_id: m.user.id, email: m.user.email, role: m.role, since: iso(m.since) })) };
+}
+
+/** Whether `found` may give or take `role` (only owners make or unmake owners). */
+function mayHandle(found: FoundSession, role: Role): void {
+  requireManager(found);
+  if (role === 'owner' && found.role !== 'owner') throw new ServiceError('forbidden', 'Only owners make, change or remove owners');
+}
+
+/**
+ * Adds a person by email with a role. Someone without an account gets one, with the password the
+ * owner or admin gives them (they change it with the admin CLI for now); without a password, 404.
+ */
+export async function addMember(storage: Storage, found: FoundSession, body: { email?: unknown; role?: unknown; password?: unknown }) {
+  const email = normalizeEmail(body.email);
+  const role = checkRole(body.role ?? 'member');
+  mayHandle(found, role);
+  let user = await storage.users.findByEmail(email);
+  if (!user) {
+    if (body.password === undefined) {
+      throw new ServiceError('not_found', `No account for ${email}: give a first password to create one`);
+    }
+    const created = await storage.users.create({ email, passwordHash: await hashPassword(checkPassword(body.password)) });
+    user = created && { ...created, passwordHash: '' };
+    if (!user) throw new ServiceError('conflict', `An account for ${email} was just created; add it again`);
+  }
+  const already = (await storage.users.members(found.workspace.id)).find((m) => m.user.id === user.id);
+  if (already) throw new ServiceError('conflict', `${email} is already a member (${already.role}); change the role instead`);
+  await storage.users.setRole(found.workspace.id, user.id, role);
+  return { user_id: user.id, email, role };
+}
+
+async function memberOrFail(storage: Storage, found: FoundSession, userId: string) {
+  const member = (await storage.users.members(found.workspace.id)).find((m) => m.user.id === userId);
+  if (!member) throw new ServiceError('not_found', `No member ${userId} in this workspace`);
+  return member;
+}
+
+/** An owner cannot leave the workspace without one. */
+async function keepAnOwner(storage: Storage, found: FoundSession, userId: string): Promise<void> {
+  const owners = (await storage.users.members(found.workspace.id)).filter((m) => m.role === 'owner');
+  if (owners.length === 1 && owners[0]?.user.id === userId) {
+    throw new ServiceError('conflict', 'This is the workspace’s only owner: make someone else owner first');
+  }
+}
+
+export async function setMemberRole(storage: Storage, found: FoundSession, userId: string, body: { role?: unknown }) {
+  const role = checkRole(body.role);
+  const member = await memberOrFail(storage, found, userId);
+  mayHandle(found, member.role);
+  mayHandle(found, role);
+  if (member.role === 'owner' && role !== 'owner') await keepAnOwner(storage, found, userId);
+  await storage.users.setRole(found.workspace.id, userId, role);
+  return { user_id: userId, email: member.user.email, role };
+}
+
+export async function removeMember(storage: Storage, found: FoundSession, userId: string): Promise<void> {
+  const member = await memberOrFail(storage, found, userId);
+  mayHandle(found, member.role);
+  if (member.role === 'owner') await keepAnOwner(storage, found, userId);
+  await storage.users.removeMember(found.workspace.id, userId);
+}
