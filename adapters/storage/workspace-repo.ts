@@ -114,7 +114,11 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
     return Number(r.numUpdatedRows) > 0;
   }
 
-  async rotateKey(workspaceId: string, prefix: string, next: { prefix: string; keyHash: string; createdBy: string | null }): Promise<boolean> {
+  async rotateKey(
+    workspaceId: string,
+    prefix: string,
+    next: { prefix: string; keyHash: string; createdBy: string | null },
+  ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const now = Date.now();
       const r = await trx
