@@ -4,6 +4,7 @@ import { openRateLimiter } from '../adapters/rate-limit/open-rate-limiter.ts';
 import { openStorage } from '../adapters/storage/sql-storage.ts';
 import { openProjectEvents } from '../adapters/events/open-project-events.ts';
 import { publishingStorage } from './events/publishing-storage.ts';
+import { ensureConsoleBuilt } from '../console/build.ts';
 import type { Config } from './config.ts';
 import { openExpressionPool } from './expressions/expression-pool.ts';
 import { restApp } from './http/rest-app.ts';
@@ -129,6 +130,10 @@ export async function startService(config: Config, options: { rest?: boolean; mc
     // Bun's own cap sits above ours so that the handler can answer a readable 413 first.
     const maxRequestBodySize = config.maxBodyBytes * 2 + 65_536;
     raiseNativeHeaderLimit(config.maxHeaderBytes);
+    // The console is bundled from its sources on start when they changed (≈0.1 s); the API serves even if it cannot be.
+    await ensureConsoleBuilt().catch((e) =>
+      log.error('the console could not be built; the API serves without it', { error: (e as Error).message }),
+    );
     const app = restApp(kernel, operations).listen({ hostname: config.host, port: config.port, maxRequestBodySize });
     const port = app.server?.port;
     restUrl = `http://${config.host}:${port}${config.basePath}`;

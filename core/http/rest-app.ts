@@ -20,6 +20,7 @@ import { routeMethods } from './route-methods.ts';
 import { signinRoutes } from './signin/signin-routes.ts';
 import { projectEventsRoute } from './project-events-route.ts';
 import { accountRoutes } from './account-routes.ts';
+import { CONSOLE_PAGES, consoleRoutes } from './console-routes.ts';
 
 /**
  * METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>` (401 otherwise).
@@ -42,7 +43,18 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
   const docs = `${basePath}/docs`;
   const routes = routeMethods([
     ...ops.map((op) => ({ method: op.method, path: basePath + op.path })),
-    ...[docs, `${docs}/json`, `${docs}/assets/:file`, '/metrics', '/health', '/ready', '/login', '/session', '/'].map((path) => ({
+    ...[
+      docs,
+      `${docs}/json`,
+      `${docs}/assets/:file`,
+      '/metrics',
+      '/health',
+      '/ready',
+      '/login',
+      '/session',
+      ...CONSOLE_PAGES,
+      '/console/assets/:file',
+    ].map((path) => ({
       method: 'GET',
       path,
     })),
@@ -68,7 +80,8 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
     .use(healthRoutes(kernel))
     .use(signinRoutes(kernel))
     .use(projectEventsRoute(kernel))
-    .use(accountRoutes(kernel));
+    .use(accountRoutes(kernel))
+    .use(consoleRoutes(kernel));
 
   // Operators' view of the queues (Prometheus text). Outside BASE_PATH, like every scrape target.
   app.get(

@@ -1,7 +1,6 @@
 /**
- * The sign-in page (GET /login) and the page a signed-in person lands on (GET /): plain HTML with
- * styles inline, so they work without any bundle and without JavaScript. The sign-in form has the
- * inputs `email` and `password` and a "Sign in" button (DESIGN §9).
+ * The sign-in page (GET /login): plain HTML with its styles inline, so it works without the
+ * console's bundle and without JavaScript. Inputs `email` and `password`, a "Sign in" button (DESIGN §9).
  */
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -33,20 +32,6 @@ ${main}
 </main>
 </body>
 </html>`;
-
-/** Where a signed-in person lands: who they are, where the API is, and a way out. */
-export function homePage(options: { email: string; workspace: string; role: string; csrfToken: string; docsPath: string }): string {
-  return page(
-    'Home',
-    `  <h1>Workflow Service</h1>
-  <p>Signed in as <strong>${escapeHtml(options.email)}</strong> (${escapeHtml(options.role)}) in the workspace <strong>${escapeHtml(options.workspace)}</strong>.</p>
-  <p><a href="${escapeHtml(options.docsPath)}">API documentation</a></p>
-  <form method="post" action="/logout">
-    <input type="hidden" name="csrf_token" value="${escapeHtml(options.csrfToken)}">
-    <button type="submit">Sign out</button>
-  </form>`,
-  );
-}
 
 export function loginPage(options: { error?: string; email?: string; next?: string }): string {
   const error = options.error ? `<p class="error" role="alert" id="login-error">${escapeHtml(options.error)}</p>` : '';

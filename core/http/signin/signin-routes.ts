@@ -5,7 +5,7 @@ import type { Kernel } from '../../kernel.ts';
 import type { FoundSession } from '../../storage.ts';
 import { CSRF_HEADER, csrfMatches, csrfRefusal, sessionCookie, sessionOf, signIn, signOut } from '../../services/sessions.ts';
 import { errorResponse } from '../error-response.ts';
-import { homePage, loginPage } from './login-page.ts';
+import { loginPage } from './login-page.ts';
 
 /** A sign-in form or JSON body is small; anything larger is refused unread. */
 const MAX_FORM_BYTES = 16_384;
@@ -135,23 +135,6 @@ export function signinRoutes(kernel: Kernel) {
         }
       },
       { parse: 'none', detail: { hide: true } },
-    )
-    .get(
-      '/',
-      async ({ request }) => {
-        const found = await sessionOf(kernel, request.headers.get('cookie'));
-        if (!found) return new Response(null, { status: 303, headers: { location: '/login' } });
-        return html(
-          homePage({
-            email: found.user.email,
-            workspace: found.workspace.name,
-            role: found.role,
-            csrfToken: found.session.csrfToken,
-            docsPath: `${kernel.config.basePath}/docs`,
-          }),
-        );
-      },
-      { detail: { hide: true } },
     )
     .get(
       '/session',

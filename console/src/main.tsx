@@ -1,0 +1,60 @@
+import { render } from 'preact';
+import { loadSession, session } from './api.ts';
+import { ProjectsPage } from './pages/projects.tsx';
+import { ProjectTablePage } from './pages/project-table.tsx';
+import { ApiKeysPage } from './pages/settings-api.tsx';
+import { location$ } from './router.ts';
+import './styles.css';
+
+/** The console (../shared/DESIGN.md §9): one page app over the same REST operations, with the session. */
+
+function Page() {
+  const at = location$.use();
+  const url = new URL(at, location.origin);
+  const project = /^\/projects\/([^/]+)$/.exec(url.pathname);
+  if (url.pathname === '/' || url.pathname === '/projects') return <ProjectsPage />;
+  if (project?.[1]) return <ProjectTablePage id={decodeURIComponent(project[1])} />;
+  if (url.pathname === '/settings/integration') return <ApiKeysPage />;
+  return (
+    <main class="page">
+      <h1>Not found</h1>
+      <p>
+        Nothing here. <a href="/">Back to the projects</a>
+      </p>
+    </main>
+  );
+}
+
+function Layout() {
+  const s = session();
+  return (
+    <>
+      <header class="top">
+        <nav aria-label="Main">
+          <a href="/" class="brand">
+            Workflow Service
+          </a>
+          <a href="/">Projects</a>
+          <a href="/settings/integration?tab=api">API keys</a>
+        </nav>
+        <div class="who">
+          <span>
+            {s.user.email} · {s.workspace.name} ({s.role})
+          </span>
+          <form method="post" action="/logout">
+            <input type="hidden" name="csrf_token" value={s.csrf_token} />
+            <button type="submit" class="link">
+              Sign out
+            </button>
+          </form>
+        </div>
+      </header>
+      <Page />
+    </>
+  );
+}
+
+const root = document.getElementById('app') as HTMLElement;
+loadSession().then((s) => {
+  if (s) render(<Layout />, root);
+});

@@ -1,0 +1,171 @@
+import {
+  type ColDef,
+  createGrid,
+  type GridApi,
+  type ICellRendererParams,
+  type IDatasource,
+  InfiniteRowModelModule,
+  ModuleRegistry,
+} from 'ag-grid-community';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type ApiError, api, boot } from '../api.ts';
+
+ModuleRegistry.registerModules([InfiniteRowModelModule]);
+
+interface Column {
+  col_id: string;
+  name: string;
+  type: 'input' | 'tool';
+}
+interface Project {
+  id: string;
+  name: string;
+  columns: Column[];
+  row_count: number;
+  builder_status: { type: string; error_message: string | null; progress?: { rows_created: number; target: number } };
+}
+interface ApiCell {
+  value: unknown;
+  status?: string;
+  error?: string | null;
+}
+interface Row {
+  id: string;
+  company: Record<string, ApiCell>;
+}
+
+/** Rows fetched per request while scrolling (the API's largest page). */
+const BLOCK = 100;
+
+const text = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+/** A tool cell: a spinner while queued or running, the value once completed, a badge with the reason otherwise. */
+function toolCell(p: ICellRendererParams<Row>): HTMLElement | string {
+  const cell = p.value as ApiCell | undefined;
+  if (!cell) return '';
+  const span = document.createElement('span');
+  const status = cell.status ?? 'completed';
+  if (status === 'queued' || status === 'running') {
+    span.className = 'spinner';
+    span.setAttribute('role', 'img');
+    span.setAttribute('aria-label', status);
+    span.title = status;
+    return span;
+  }
+  if (status === 'completed') return text(cell.value);
+  span.className = `badge badge-${status}`;
+  span.textContent = status.replace(/_/g, ' ');
+  if (cell.error) span.title = cell.error;
+  return span;
+}
+
+/** `/projects/{id}`: the project's rows in a virtualized grid (AG Grid's infinite row model), kept live over SSE. */
+export function ProjectTablePage({ id }: { id: string }) {
+  const [project, setProject] = useState<Project | undefined>();
+  const [total, setTotal] = useState<number | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const gridEl = useRef<HTMLElement>(null);
+
+  useEffect(() => {
+    let grid: GridApi<Row> | undefined;
+    let events: EventSource | undefined;
+    let columns: Column[] = [];
+    const path = `/projects/${encodeURIComponent(id)}`;
+    const columnDefs = (cols: Column[]): ColDef<Row>[] =>
+      cols.map((c) => ({
+        colId: c.col_id,
+        headerName: c.name,
+        sortable: false,
+        minWidth: 140,
+        flex: 1,
+        ...(c.type === 'tool'
+          ? { valueGetter: (p) => p.data?.company[c.name], cellRenderer: toolCell }
+          : { valueGetter: (p) => text(p.data?.company[c.name]?.value) }),
+      }));
+    const datasource: IDatasource = {
+      getRows: async ({ startRow, successCallback, failCallback }) => {
+        try {
+          const page = await api<{ rows: Row[]; total_rows: number }>(
+            'GET',
+            `${path}/rows?page=${Math.floor(startRow / BLOCK) + 1}&page_size=${BLOCK}`,
+          );
+          setTotal(page.total_rows);
+          successCallback(page.rows, page.total_rows);
+        } catch (e) {
+          setError((e as Error).message);
+          failCallback();
+        }
+      },
+    };
+    const readProject = () =>
+      api<Project>('GET', path).then((p) => {
+        columns = p.columns;
+        setProject(p);
+        return p;
+      });
+    readProject()
+      .then(() => {
+        if (!gridEl.current) return;
+        grid = createGrid<Row>(gridEl.current, {
+          columnDefs: columnDefs(columns),
+          rowModelType: 'infinite',
+          cacheBlockSize: BLOCK,
+          maxBlocksInCache: 40,
+          getRowId: (p) => String(p.data.id),
+          datasource,
+        });
+        events = new EventSource(`${boot.basePath}${path}/events`);
+        events.addEventListener('cells', (e) => {
+          const data = JSON.parse((e as MessageEvent).data) as {
+            col_id: string;
+            cells: { row_id: string; status: string; value?: unknown; error?: string | null }[];
+          };
+          const name = columns.find((c) => c.col_id === data.col_id)?.name;
+          if (!name || !grid) return;
+          for (const c of data.cells) {
+            const node = grid.getRowNode(c.row_id);
+            if (!node?.data) continue;
+            const before = node.data.company[name] ?? { value: null };
+            const after = 'value' in c ? { value: c.value, status: c.status, error: c.error ?? null } : { ...before, status: c.status };
+            node.setData({ ...node.data, company: { ...node.data.company, [name]: after } });
+          }
+        });
+        const refresh = () => grid?.refreshInfiniteCache();
+        events.addEventListener('rows', refresh);
+        events.addEventListener('reset', refresh);
+        events.addEventListener('builder', () => void readProject().then(refresh));
+        events.addEventListener('columns', () => void readProject().then(() => grid?.setGridOption('columnDefs', columnDefs(columns))));
+      })
+      .catch((e: ApiError) => setError(e.status === 404 ? 'This project does not exist in this workspace.' : e.message));
+    return () => {
+      events?.close();
+      grid?.destroy();
+    };
+  }, [id]);
+
+  const b = project?.builder_status;
+  return (
+    <main class="page page-wide">
+      <h1>{project?.name ?? 'Project'}</h1>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {project && (
+        <p class="meta" aria-live="polite">
+          {(total ?? project.row_count).toLocaleString()} rows
+          {b && b.type !== 'completed' && (
+            <>
+              {' '}
+              · builder {b.type}
+              {b.progress && ` (${b.progress.rows_created.toLocaleString()} of ${b.progress.target.toLocaleString()})`}
+              {b.error_message && `: ${b.error_message}`}
+            </>
+          )}
+        </p>
+      )}
+      <section ref={gridEl} class="grid" aria-label="Rows of the project" />
+    </main>
+  );
+}

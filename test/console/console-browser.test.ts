@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { issueApiKey } from '../../core/services/api-keys.ts';
+import { startTestService, type TestService } from '../support/test-service.ts';
+
+/**
+ * The console in a real browser (DESIGN §9): Debian's Chromium, driven by playwright-core, signs in
+ * through the form, manages keys on Settings → Integrations → API and uses them against REST, opens
+ * a project's table and watches a column fill without a reload. axe-core checks every page.
+ */
+
+const CHROMIUM = '/usr/bin/chromium';
+const OWNER = { email: 'owner@example.com', password: 'owner-password-1' };
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+describe('the console in Chromium', () => {
+  let browser: Browser;
+  let t: TestService;
+  let origin: string;
+  let page: Page;
+  /** A key of the owner's workspace (`default`), for the API calls the test makes itself. */
+  let ownerKey: string;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM))
+      throw new Error(`${CHROMIUM} is missing: the console tests drive Debian's Chromium (scripts/setup-services.sh)`);
+    t = await startTestService('sqlite', { BOOTSTRAP_ADMIN_EMAIL: OWNER.email, BOOTSTRAP_ADMIN_PASSWORD: OWNER.password });
+    origin = new URL(t.url).origin;
+    const ws = await t.service.kernel.storage.workspaces.findByName('default');
+    ownerKey = (await issueApiKey(t.service.kernel.storage.workspaces, ws?.id as string)).api_key;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+    page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  const rest = (key: string, path = '/projects') => fetch(`${t.url}${path}`, { headers: { 'service-api-key': key } });
+
+  /** axe-core on the page as it is: no serious or critical violation. */
+  async function accessible(where: string): Promise<void> {
+    await page.addScriptTag({ content: AXE });
+    const { violations, checked } = await page.evaluate(async () => {
+      type Result = { violations: { id: string; impact: string; help: string }[]; passes: unknown[] };
+      const result = await (window as unknown as { axe: { run(): Promise<Result> } }).axe.run();
+      return {
+        violations: result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`),
+        checked: result.passes.length,
+      };
+    });
+    expect(checked).toBeGreaterThan(5); // axe ran its rules on this page
+    expect({ where, violations }).toEqual({ where, violations: [] });
+  }
+
+  test('signing in through the form lands on the projects; a wrong password says so on the form', async () => {
+    await page.goto(`${origin}/settings/integration?tab=api`);
+    expect(new URL(page.url()).pathname).toBe('/login');
+    await accessible('sign-in page');
+    await page.getByLabel('Email').fill(OWNER.email);
+    await page.getByLabel('Password').fill('wrong-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Wrong email or password');
+    await page.getByLabel('Password').fill(OWNER.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Back where the person was going.
+    await page.getByRole('heading', { name: 'Settings · Integrations · API' }).waitFor();
+    expect(page.url()).toBe(`${origin}/settings/integration?tab=api`);
+  });
+
+  test('Settings → API: create a key and use it (200), rotate it (old 401, new 200), revoke it (401)', async () => {
+    await page.goto(`${origin}/settings/integration?tab=api`);
+    await accessible('API keys page');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const created = (await page.getByTestId('new-key').textContent()) as string;
+    expect(created).toMatch(/^wfs_[0-9a-f]{8}_/);
+    expect((await rest(created)).status).toBe(200);
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(created);
+    // The MCP configuration shows the new key, ready to paste.
+    expect(
+      JSON.parse((await page.getByTestId('mcp-config').textContent()) as string).mcpServers['workflow-service'].headers['service-api-key'],
+    ).toBe(created);
+    const prefix = created.slice(0, 12);
+    await page.getByRole('button', { name: `Rotate ${prefix}` }).click();
+    await page.getByText(`New key replacing ${prefix}`).waitFor();
+    const rotated = (await page.getByTestId('new-key').textContent()) as string;
+    expect(rotated).not.toBe(created);
+    expect((await rest(created)).status).toBe(401);
+    expect((await rest(rotated)).status).toBe(200);
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: `Revoke ${rotated.slice(0, 12)}` }).click();
+    await page
+      .locator(`tr[data-prefix="${rotated.slice(0, 12)}"]`)
+      .getByText('revoked')
+      .waitFor();
+    expect((await rest(rotated)).status).toBe(401);
+  });
+
+  test('a project opens as a grid, and a formula column fills in it without a reload', async () => {
+    const csv = `Name\n${Array.from({ length: 300 }, (_, i) => `Company ${i}`).join('\n')}`;
+    const created = await fetch(`${t.url}/projects`, {
+      method: 'POST',
+      headers: { 'service-api-key': ownerKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ builder_id: 'csv_import_builder', form_data: { csv_text: csv }, name: 'Grid test' }),
+    }).then((r) => r.json() as Promise<{ project_id: string }>);
+    const id = created.project_id;
+    for (let i = 0; i < 200 && ((await (await rest(ownerKey, `/projects/${id}`)).json()) as any).builder_status.type !== 'completed'; i++)
+      await Bun.sleep(25);
+    await page.goto(`${origin}/`);
+    await page.getByRole('link', { name: 'Grid test' }).click();
+    await page.getByRole('heading', { name: 'Grid test' }).waitFor();
+    await page.getByText('300 rows').waitFor();
+    await page.locator('.ag-cell', { hasText: 'Company 0' }).first().waitFor();
+    await accessible('project table');
+    // The keyboard moves through the grid.
+    await page.locator('.ag-cell', { hasText: 'Company 0' }).first().click();
+    await page.keyboard.press('ArrowDown');
+    expect(await page.locator('.ag-cell-focus').textContent()).toBe('Company 1');
+    const column = await fetch(`${t.url}/projects/${id}/columns`, {
+      method: 'POST',
+      headers: { 'service-api-key': ownerKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Upper', tool_id: 'formula', config: { expression: '$uppercase(Name)' } }),
+    }).then((r) => r.json() as Promise<{ col_id: string }>);
+    await page.getByRole('columnheader', { name: 'Upper' }).waitFor();
+    const run = await fetch(`${t.url}/projects/${id}/columns/run`, {
+      method: 'POST',
+      headers: { 'service-api-key': ownerKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ col_ids: [column.col_id] }),
+    });
+    expect(run.status).toBe(200);
+    // The cells change in place: the page is the same one (no navigation happened).
+    const before = await page.evaluate(() => performance.timeOrigin);
+    await page.locator('.ag-cell', { hasText: 'COMPANY 0' }).first().waitFor();
+    expect(await page.evaluate(() => performance.timeOrigin)).toBe(before);
+  });
+
+  test("another workspace's project is not found in the console", async () => {
+    const other = await fetch(`${t.url}/projects`, {
+      method: 'POST',
+      headers: { 'service-api-key': t.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ builder_id: 'manual_list_builder', form_data: { companies: 'other.example.com' } }),
+    }).then((r) => r.json() as Promise<{ project_id: string }>);
+    await page.goto(`${origin}/projects/${other.project_id}`);
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('does not exist in this workspace');
+  });
+});
