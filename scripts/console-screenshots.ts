@@ -1,0 +1,81 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+import { loadConfig } from '../core/config.ts';
+import { setLogLevel } from '../core/log.ts';
+import { issueApiKey } from '../core/services/api-keys.ts';
+import { startService } from '../core/service.ts';
+
+/**
+ * `bun run console:screenshots`: the README's pictures of the console, taken in Debian's Chromium
+ * from a fresh in-memory service in sandbox mode (a "dentists in Lyon" project, a formula column),
+ * written to docs/screenshots/.
+ */
+
+const OUT = resolve(import.meta.dir, '../docs/screenshots');
+const OWNER = { email: 'you@example.com', password: 'screenshot-password' };
+
+setLogLevel('warn');
+mkdirSync(OUT, { recursive: true });
+const service = await startService(
+  loadConfig({
+    DATABASE_URL: 'sqlite::memory:',
+    PORT: '0',
+    PROVIDER_MODE: 'sandbox',
+    BOOTSTRAP_ADMIN_EMAIL: OWNER.email,
+    BOOTSTRAP_ADMIN_PASSWORD: OWNER.password,
+    LOG_LEVEL: 'warn',
+  }),
+);
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+try {
+  const rest = service.restUrl as string;
+  const origin = new URL(rest).origin;
+  const ws = await service.kernel.storage.workspaces.findByName('default');
+  const { api_key: key } = await issueApiKey(service.kernel.storage.workspaces, ws?.id as string);
+  const call = async (method: string, path: string, body?: unknown) =>
+    (await fetch(rest + path, {
+      method,
+      headers: { 'service-api-key': key, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then((r) => r.json())) as any;
+  const { project_id: id } = await call('POST', '/projects', {
+    builder_id: 'google_maps_search',
+    form_data: { query: 'dentists in Lyon', max_results: 60 },
+    name: 'Dentists in Lyon',
+  });
+  while ((await call('GET', `/projects/${id}`)).builder_status.type !== 'completed') await Bun.sleep(50);
+  await call('POST', '/projects', {
+    builder_id: 'manual_list_builder',
+    form_data: { companies: 'acme.example.com\nglobex.example.com' },
+    name: 'Shortlist',
+  });
+  const domain = await call('POST', `/projects/${id}/columns`, {
+    name: 'Domain',
+    tool_id: 'domain_normalizer',
+    config: { value: '{{Website}}' },
+  });
+  await call('POST', `/projects/${id}/columns/run`, { col_ids: [domain.col_id] });
+
+  const page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
+  const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}.png`) });
+  await page.goto(`${origin}/login`);
+  await page.getByLabel('Email').fill(OWNER.email);
+  await shot('sign-in');
+  await page.getByLabel('Password').fill(OWNER.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Dentists in Lyon' }).waitFor();
+  await shot('projects');
+  await page.getByRole('link', { name: 'Dentists in Lyon' }).click();
+  await page.locator('.ag-cell', { hasText: 'example.com' }).first().waitFor();
+  await Bun.sleep(300);
+  await shot('project-table');
+  await page.goto(`${origin}/settings/integration?tab=api`);
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await page.getByTestId('new-key').waitFor();
+  await shot('settings-api');
+  console.log(`screenshots in ${OUT}`);
+} finally {
+  await browser.close();
+  await service.stop();
+}
