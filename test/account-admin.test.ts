@@ -108,6 +108,7 @@ describe.each(DIALECTS)('keys and members from the console on %s', (dialect) => 
       ['GET', '/account/keys'],
       ['POST', '/account/keys'],
       ['POST', '/account/members'],
+      ['GET', '/account/ledger'],
     ] as const) {
       const r = await mia.call(
         method,

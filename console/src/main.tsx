@@ -3,6 +3,8 @@ import { loadSession, session } from './api.ts';
 import { ProjectsPage } from './pages/projects.tsx';
 import { ProjectTablePage } from './pages/project-table.tsx';
 import { ApiKeysPage } from './pages/settings-api.tsx';
+import { CreditsPage } from './pages/settings-credits.tsx';
+import { MembersPage } from './pages/settings-members.tsx';
 import { location$ } from './router.ts';
 import './styles.css';
 
@@ -15,6 +17,8 @@ function Page() {
   if (url.pathname === '/' || url.pathname === '/projects') return <ProjectsPage />;
   if (project?.[1]) return <ProjectTablePage id={decodeURIComponent(project[1])} />;
   if (url.pathname === '/settings/integration') return <ApiKeysPage />;
+  if (url.pathname === '/settings/credits') return <CreditsPage />;
+  if (url.pathname === '/settings/members') return <MembersPage />;
   return (
     <main class="page">
       <h1>Not found</h1>
@@ -36,6 +40,8 @@ function Layout() {
           </a>
           <a href="/">Projects</a>
           <a href="/settings/integration?tab=api">API keys</a>
+          <a href="/settings/credits">Credits</a>
+          <a href="/settings/members">Members</a>
         </nav>
         <div class="who">
           <span>

@@ -68,6 +68,11 @@ export function accountRoutes(kernel: Kernel) {
       hidden,
     )
     .get(
+      '/account/ledger',
+      route(200, (found) => admin.ledger(storage, found), false),
+      hidden,
+    )
+    .get(
       '/account/members',
       route(200, (found) => admin.listMembers(storage, found), false),
       hidden,

@@ -65,6 +65,7 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
       ['POST', '/account/keys'],
       ['POST', '/account/keys/{prefix}/rotate'],
       ['DELETE', '/account/keys/{prefix}'],
+      ['GET', '/account/ledger'],
       ['GET', '/account/members'],
       ['POST', '/account/members'],
       ['PATCH', '/account/members/{user_id}'],

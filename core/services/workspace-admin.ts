@@ -133,3 +133,21 @@ export async function removeMember(storage: Storage, found: FoundSession, userId
   if (member.role === 'owner') await keepAnOwner(storage, found, userId);
   await storage.users.removeMember(found.workspace.id, userId);
 }
+
+/** The ledger's latest entries, newest first (Settings → Credits): owners and admins. */
+export async function ledger(storage: Storage, found: FoundSession, limit = 100) {
+  requireManager(found);
+  const entries = await storage.credits.entries(found.workspace.id, limit);
+  return {
+    balance: await storage.credits.balance(found.workspace.id),
+    entries: entries.map((e) => ({
+      id: e.id,
+      kind: e.kind,
+      amount: e.amount,
+      plugin_id: e.pluginId ?? null,
+      project_id: e.projectId ?? null,
+      note: e.note ?? null,
+      created_at: iso(e.createdAt),
+    })),
+  };
+}

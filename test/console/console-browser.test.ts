@@ -139,6 +139,53 @@ describe('the console in Chromium', () => {
     expect(await page.evaluate(() => performance.timeOrigin)).toBe(before);
   });
 
+  test('Settings → Credits shows the balance, spending per tool as bars, and the ledger', async () => {
+    const created = await fetch(`${t.url}/projects`, {
+      method: 'POST',
+      headers: { 'service-api-key': ownerKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ builder_id: 'google_maps_search', form_data: { query: 'bakeries in Porto', max_results: 7 } }),
+    }).then((r) => r.json() as Promise<{ project_id: string }>);
+    for (
+      let i = 0;
+      i < 200 && ((await (await rest(ownerKey, `/projects/${created.project_id}`)).json()) as any).builder_status.type !== 'completed';
+      i++
+    )
+      await Bun.sleep(25);
+    const credits = (await (await rest(ownerKey, '/credits')).json()) as any;
+    await page.goto(`${origin}/settings/credits`);
+    await page.getByRole('heading', { name: 'Settings · Credits' }).waitFor();
+    expect(await page.getByTestId('balance').textContent()).toBe(credits.balance.toLocaleString('en-US'));
+    const usage = page.getByRole('table', { name: 'Spent per tool, last 30 days' }).getByRole('row', { name: /google_maps_search/ });
+    expect(await usage.getByRole('cell').last().textContent()).toBe('7');
+    await page.getByRole('heading', { name: 'Ledger' }).waitFor();
+    expect(await page.getByRole('row', { name: /reserve/ }).count()).toBeGreaterThan(0);
+    await accessible('credits page');
+  });
+
+  test('Settings → Members: add a person with a first password, make them admin, remove them', async () => {
+    await page.goto(`${origin}/settings/members`);
+    await page.getByRole('heading', { name: 'Add a member' }).waitFor();
+    await accessible('members page');
+    await page.getByLabel('Email').fill('new.person@example.com');
+    await page.getByLabel('First password (for someone without an account)').fill('short');
+    await page.getByRole('button', { name: 'Add member' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('8 to 1024 characters');
+    await page.getByLabel('First password (for someone without an account)').fill('a-good-first-password');
+    await page.getByRole('button', { name: 'Add member' }).click();
+    const role = page.getByLabel('Role of new.person@example.com');
+    await role.waitFor();
+    await role.selectOption('admin');
+    // Saved: the page read after a reload shows it.
+    const workspace = (await t.service.kernel.storage.workspaces.findByName('default'))?.id as string;
+    const roleOf = async () =>
+      (await t.service.kernel.storage.users.members(workspace)).find((m) => m.user.email === 'new.person@example.com')?.role;
+    for (let i = 0; i < 100 && (await roleOf()) !== 'admin'; i++) await Bun.sleep(25);
+    await page.reload();
+    expect(await page.getByLabel('Role of new.person@example.com').inputValue()).toBe('admin');
+    await page.getByRole('button', { name: 'Remove new.person@example.com' }).click();
+    await page.getByLabel('Role of new.person@example.com').waitFor({ state: 'detached' });
+  });
+
   test("another workspace's project is not found in the console", async () => {
     const other = await fetch(`${t.url}/projects`, {
       method: 'POST',

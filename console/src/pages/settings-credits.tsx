@@ -1,0 +1,101 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type ApiError, account, api, session } from '../api.ts';
+
+interface Credits {
+  balance: number;
+  plan: string;
+  api_access: boolean;
+  usage: { plugin_id: string; credits: number }[];
+}
+interface Entry {
+  id: number;
+  kind: string;
+  amount: number;
+  plugin_id: string | null;
+  project_id: string | null;
+  note: string | null;
+  created_at: string;
+}
+
+/** `/settings/credits`: balance and plan, credits spent per tool over 30 days (a bar chart with its numbers), the ledger. */
+export function CreditsPage() {
+  const [credits, setCredits] = useState<Credits | undefined>();
+  const [entries, setEntries] = useState<Entry[] | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const manager = session().role !== 'member';
+  useEffect(() => {
+    api<Credits>('GET', '/credits')
+      .then(setCredits)
+      .catch((e: ApiError) => setError(e.message));
+    if (manager)
+      account<{ entries: Entry[] }>('GET', '/ledger')
+        .then((a) => setEntries(a.entries))
+        .catch((e: ApiError) => setError(e.message));
+  }, []);
+  const most = Math.max(1, ...(credits?.usage.map((u) => u.credits) ?? []));
+  return (
+    <main class="page">
+      <h1>Settings · Credits</h1>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {credits && (
+        <>
+          <p class="balance">
+            <strong data-testid="balance">{credits.balance.toLocaleString()}</strong> credits · plan <strong>{credits.plan}</strong>
+            {credits.api_access ? '' : ' (no API access)'}
+          </p>
+          <h2 id="usage-title">Spent per tool, last 30 days</h2>
+          {credits.usage.length === 0 ? (
+            <p>Nothing spent in the last 30 days.</p>
+          ) : (
+            <table class="bars" aria-labelledby="usage-title">
+              <tbody>
+                {credits.usage.map((u) => (
+                  <tr key={u.plugin_id}>
+                    <th scope="row">{u.plugin_id}</th>
+                    <td>
+                      <span class="bar" style={{ width: `${Math.max(2, (u.credits / most) * 100)}%` }} aria-hidden="true" />
+                    </td>
+                    <td class="num">{u.credits.toLocaleString()}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+      {manager && entries && (
+        <section aria-labelledby="ledger-title">
+          <h2 id="ledger-title">Ledger</h2>
+          <table class="list">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Kind</th>
+                <th scope="col" class="num">
+                  Credits
+                </th>
+                <th scope="col">Tool or builder</th>
+                <th scope="col">Note</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((e) => (
+                <tr key={e.id}>
+                  <td>{new Date(e.created_at).toLocaleString()}</td>
+                  <td>{e.kind}</td>
+                  <td class="num">{(e.amount > 0 ? '+' : '') + e.amount.toLocaleString()}</td>
+                  <td>{e.plugin_id ?? '—'}</td>
+                  <td>{e.note ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+    </main>
+  );
+}
