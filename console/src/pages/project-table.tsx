@@ -9,6 +9,7 @@ import {
 } from 'ag-grid-community';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiError, api, boot } from '../api.ts';
+import { QueryBuilder, rowsQuery } from './query-builder.tsx';
 
 ModuleRegistry.registerModules([InfiniteRowModelModule]);
 
@@ -65,6 +66,10 @@ export function ProjectTablePage({ id }: { id: string }) {
   const [total, setTotal] = useState<number | undefined>();
   const [error, setError] = useState<string | undefined>();
   const gridEl = useRef<HTMLElement>(null);
+  const gridApi = useRef<GridApi<Row> | undefined>(undefined);
+  /** The filter and sort of the rows asked for (query string parts of GET …/rows). */
+  const query = useRef('');
+  const [queryError, setQueryError] = useState<string | undefined>();
 
   useEffect(() => {
     let grid: GridApi<Row> | undefined;
@@ -85,14 +90,17 @@ export function ProjectTablePage({ id }: { id: string }) {
     const datasource: IDatasource = {
       getRows: async ({ startRow, successCallback, failCallback }) => {
         try {
+          const extra = query.current ? `&${query.current}` : '';
           const page = await api<{ rows: Row[]; total_rows: number }>(
             'GET',
-            `${path}/rows?page=${Math.floor(startRow / BLOCK) + 1}&page_size=${BLOCK}`,
+            `${path}/rows?page=${Math.floor(startRow / BLOCK) + 1}&page_size=${BLOCK}${extra}`,
           );
           setTotal(page.total_rows);
+          setQueryError(undefined);
           successCallback(page.rows, page.total_rows);
         } catch (e) {
-          setError((e as Error).message);
+          if (query.current) setQueryError((e as Error).message);
+          else setError((e as Error).message);
           failCallback();
         }
       },
@@ -114,6 +122,7 @@ export function ProjectTablePage({ id }: { id: string }) {
           getRowId: (p) => String(p.data.id),
           datasource,
         });
+        gridApi.current = grid;
         events = new EventSource(`${boot.basePath}${path}/events`);
         events.addEventListener('cells', (e) => {
           const data = JSON.parse((e as MessageEvent).data) as {
@@ -164,6 +173,16 @@ export function ProjectTablePage({ id }: { id: string }) {
             </>
           )}
         </p>
+      )}
+      {project && (
+        <QueryBuilder
+          columns={project.columns}
+          error={queryError}
+          onApply={(filter, sort) => {
+            query.current = rowsQuery(filter, sort);
+            gridApi.current?.purgeInfiniteCache();
+          }}
+        />
       )}
       <section ref={gridEl} class="grid" aria-label="Rows of the project" />
     </main>
