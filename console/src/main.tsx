@@ -1,5 +1,6 @@
 import { render } from 'preact';
 import { loadSession, session } from './api.ts';
+import { NewProjectPage } from './pages/new-project.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { ProjectTablePage } from './pages/project-table.tsx';
 import { ApiKeysPage } from './pages/settings-api.tsx';
@@ -15,6 +16,7 @@ function Page() {
   const url = new URL(at, location.origin);
   const project = /^\/projects\/([^/]+)$/.exec(url.pathname);
   if (url.pathname === '/' || url.pathname === '/projects') return <ProjectsPage />;
+  if (url.pathname === '/projects/new') return <NewProjectPage />;
   if (project?.[1]) return <ProjectTablePage id={decodeURIComponent(project[1])} />;
   if (url.pathname === '/settings/integration') return <ApiKeysPage />;
   if (url.pathname === '/settings/credits') return <CreditsPage />;

@@ -117,7 +117,7 @@ describe('the console in Chromium', () => {
     await page.goto(`${origin}/`);
     await page.getByRole('link', { name: 'Grid test' }).click();
     await page.getByRole('heading', { name: 'Grid test' }).waitFor();
-    await page.getByText('300 rows').waitFor();
+    await page.locator('p.meta', { hasText: /^300 rows/ }).waitFor();
     await page.locator('.ag-cell', { hasText: 'Company 0' }).first().waitFor();
     await accessible('project table');
     // The keyboard moves through the grid.
@@ -177,7 +177,7 @@ describe('the console in Chromium', () => {
     const answer = (await (await rest(ownerKey, `/projects/${gridProject}/rows?${q}`)).json()) as any;
     expect(answer.total_rows).toBe(3); // Company 73, 173, 273
     const expected = answer.rows.map((r: any) => r.company.Name.value);
-    await page.getByText(`${answer.total_rows} rows`).waitFor();
+    await page.locator('p.meta', { hasText: new RegExp(`^${answer.total_rows} rows`) }).waitFor();
     await page.locator('.ag-row[row-index="0"] .ag-cell', { hasText: expected[0] }).first().waitFor();
     const shown = await page.locator('.ag-center-cols-container .ag-row').evaluateAll((rows) =>
       rows
@@ -187,6 +187,35 @@ describe('the console in Chromium', () => {
     );
     expect(shown.slice(0, expected.length)).toEqual(expected.slice(0, shown.length));
     await accessible('filter and sort builders');
+  });
+
+  test('New project: the builder form is drawn from its schema, server errors show on the fields, the new table fills', async () => {
+    await page.goto(`${origin}/`);
+    await page.getByRole('link', { name: 'New project' }).click();
+    await page.getByRole('radio', { name: /Google Maps search/ }).check();
+    await accessible('new project form');
+    await page.getByLabel('Query *').fill('florists in Utrecht');
+    await page.getByLabel('Max results *').fill('0');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    // The service's 400 names the field; the form shows it there and keeps what was typed.
+    await page.locator('#f-form_data-max_results-error').waitFor();
+    expect(await page.getByLabel('Max results *').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Query *').inputValue()).toBe('florists in Utrecht');
+    await page.getByLabel('Max results *').fill('8');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('heading', { name: 'Google Maps: florists in Utrecht' }).waitFor();
+    await page.locator('p.meta', { hasText: /^8 rows/ }).waitFor();
+    await page.locator('.ag-cell', { hasText: 'Florist' }).first().waitFor();
+    await page.getByText(/Builder log/).click();
+    await page.locator('ol.log', { hasText: 'completed' }).waitFor();
+
+    // Nested filters, lists and ranges: the companies search.
+    await page.goto(`${origin}/projects/new`);
+    await page.getByRole('radio', { name: /Company search/ }).check();
+    await page.getByLabel('Organization locations').fill('Berlin, Paris');
+    await page.getByLabel('Max results *').fill('5');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.locator('p.meta', { hasText: /^5 rows/ }).waitFor();
   });
 
   test('Settings → Credits shows the balance, spending per tool as bars, and the ledger', async () => {
@@ -206,7 +235,9 @@ describe('the console in Chromium', () => {
     await page.getByRole('heading', { name: 'Settings · Credits' }).waitFor();
     expect(await page.getByTestId('balance').textContent()).toBe(credits.balance.toLocaleString('en-US'));
     const usage = page.getByRole('table', { name: 'Spent per tool, last 30 days' }).getByRole('row', { name: /google_maps_search/ });
-    expect(await usage.getByRole('cell').last().textContent()).toBe('7');
+    const spent = credits.usage.find((u: any) => u.plugin_id === 'google_maps_search').credits;
+    expect(spent).toBeGreaterThanOrEqual(7);
+    expect(await usage.getByRole('cell').last().textContent()).toBe(spent.toLocaleString('en-US'));
     await page.getByRole('heading', { name: 'Ledger' }).waitFor();
     expect(await page.getByRole('row', { name: /reserve/ }).count()).toBeGreaterThan(0);
     await accessible('credits page');

@@ -23,7 +23,8 @@ interface Project {
   name: string;
   columns: Column[];
   row_count: number;
-  builder_status: { type: string; error_message: string | null; progress?: { rows_created: number; target: number } };
+  builder_status: { type: string; error_message: string | null; progress?: { rows_created: number; target: number }; warning?: string };
+  lead_gen_execution_log?: { at: string; step: string; message: string }[];
 }
 interface ApiCell {
   value: unknown;
@@ -173,6 +174,19 @@ export function ProjectTablePage({ id }: { id: string }) {
             </>
           )}
         </p>
+      )}
+      {b?.warning && <p class="warning">{b.warning}</p>}
+      {project?.lead_gen_execution_log && project.lead_gen_execution_log.length > 0 && (
+        <details class="query">
+          <summary>Builder log ({project.lead_gen_execution_log.length} steps)</summary>
+          <ol class="log">
+            {project.lead_gen_execution_log.map((e, i) => (
+              <li key={i}>
+                <time dateTime={e.at}>{new Date(e.at).toLocaleTimeString()}</time> <strong>{e.step}</strong> {e.message}
+              </li>
+            ))}
+          </ol>
+        </details>
       )}
       {project && (
         <QueryBuilder

@@ -37,6 +37,11 @@ export function ProjectsPage() {
   return (
     <main class="page">
       <h1>Projects</h1>
+      <p>
+        <a href="/projects/new" class="button primary">
+          New project
+        </a>
+      </p>
       <div class="toolbar">
         <label for="project-search">Search by name</label>
         <input
@@ -54,9 +59,7 @@ export function ProjectsPage() {
           {error}
         </p>
       )}
-      {answer && answer.projects.length === 0 && (
-        <p>No project yet{search ? ' with this name' : ''}. Create one through the API (POST /projects).</p>
-      )}
+      {answer && answer.projects.length === 0 && <p>No project yet{search ? ' with this name' : ''}. Start one with New project.</p>}
       {answer && answer.projects.length > 0 && (
         <table class="list">
           <caption class="sr-only">Projects of this workspace</caption>
