@@ -189,6 +189,55 @@ describe('the console in Chromium', () => {
     await accessible('filter and sort builders');
   });
 
+  test('a tool column from the catalog (config form, run condition, auto-run, waterfall), then its cost estimate and run', async () => {
+    await page.goto(`${origin}/projects/${gridProject}`);
+    await page.locator('.ag-cell', { hasText: 'Company 0' }).first().waitFor();
+    await page.getByText('Add a tool column').click();
+    await page.getByLabel('Column name *').fill('Lower');
+    await page.getByLabel('Tool', { exact: true }).selectOption('formula');
+    await page.getByLabel('Expression *').fill('$lowercase(Name)');
+    await page.getByLabel(/Run condition/).fill('Name != "Company 1"');
+    await page.getByLabel(/auto-run/).check();
+    await page.getByRole('button', { name: 'Add column' }).click();
+    await page.getByRole('columnheader', { name: 'Lower' }).waitFor();
+    // A waterfall: the name when it holds a 5, else the next step's answer.
+    await page.getByLabel('Column name *').fill('Pick');
+    await page.getByLabel('Tool', { exact: true }).selectOption('formula');
+    await page.getByLabel('Expression *').fill('$contains(Name, "5") ? Name : null');
+    await page.getByRole('button', { name: 'Add a fallback tool (waterfall)' }).click();
+    await page.getByLabel('Tool of step 2').selectOption('formula');
+    await page.getByLabel('Expression *').nth(1).fill('"fallback"');
+    await page.getByRole('button', { name: 'Add column' }).click();
+    await page
+      .getByRole('columnheader', { name: 'Pick' })
+      .waitFor()
+      .catch(async (e) => {
+        throw new Error(`${e}; the page says: ${await page.locator('[role=alert]').allTextContents()}`);
+      });
+    const project = (await (await rest(ownerKey, `/projects/${gridProject}`)).json()) as any;
+    const lower = project.columns.find((c: any) => c.name === 'Lower');
+    expect(lower).toMatchObject({ tool_id: 'formula', auto_run: true, run_condition: 'Name != "Company 1"' });
+    expect(project.columns.find((c: any) => c.name === 'Pick').waterfall.map((w: any) => w.tool_id)).toEqual(['formula', 'formula']);
+
+    await page.getByText('Run a tool column').click();
+    await page.getByLabel('Column', { exact: true }).selectOption({ label: 'Lower' });
+    expect(await page.getByTestId('estimate').textContent()).toContain('300 cells to run; at most 0 credits');
+    await page.getByRole('button', { name: 'Run 300 cells' }).click();
+    await page.getByText('300 cells queued').waitFor();
+    await page
+      .locator('.ag-cell', { hasText: /^company 0$/ })
+      .first()
+      .waitFor();
+    await page.locator('.ag-row[row-index="1"] .badge-skipped').waitFor();
+    await page.getByLabel('Column', { exact: true }).selectOption({ label: 'Pick' });
+    await page.getByRole('button', { name: 'Run 300 cells' }).click();
+    await page.locator('.ag-row[row-index="0"] .ag-cell', { hasText: 'fallback' }).waitFor();
+    await page
+      .locator('.ag-row[row-index="5"] .ag-cell', { hasText: /^Company 5$/ })
+      .nth(1)
+      .waitFor();
+  });
+
   test('New project: the builder form is drawn from its schema, server errors show on the fields, the new table fills', async () => {
     await page.goto(`${origin}/`);
     await page.getByRole('link', { name: 'New project' }).click();

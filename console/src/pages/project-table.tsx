@@ -6,17 +6,21 @@ import {
   type IDatasource,
   InfiniteRowModelModule,
   ModuleRegistry,
+  RenderApiModule,
 } from 'ag-grid-community';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiError, api, boot } from '../api.ts';
 import { QueryBuilder, rowsQuery } from './query-builder.tsx';
+import { AddToolColumn, RunColumn } from './tool-column.tsx';
 
-ModuleRegistry.registerModules([InfiniteRowModelModule]);
+// The grid's features come in modules: only these are bundled (refreshCells is in RenderApiModule).
+ModuleRegistry.registerModules([InfiniteRowModelModule, RenderApiModule]);
 
 interface Column {
   col_id: string;
   name: string;
   type: 'input' | 'tool';
+  tool_id?: string | null;
 }
 interface Project {
   id: string;
@@ -76,6 +80,17 @@ export function ProjectTablePage({ id }: { id: string }) {
     let grid: GridApi<Row> | undefined;
     let events: EventSource | undefined;
     let columns: Column[] = [];
+    /**
+     * The rows the grid shows, by id, as the grid holds them (noted when a cell reads its row: a
+     * block the grid fetched twice keeps only one answer, and it is that one): a live update changes
+     * them in place, then the cells are drawn again.
+     */
+    const shown = new Map<string, Row>();
+    const note = (row: Row | undefined) => {
+      if (!row) return;
+      shown.set(String(row.id), row);
+      if (shown.size > 8 * BLOCK) shown.delete(shown.keys().next().value as string);
+    };
     const path = `/projects/${encodeURIComponent(id)}`;
     const columnDefs = (cols: Column[]): ColDef<Row>[] =>
       cols.map((c) => ({
@@ -85,8 +100,19 @@ export function ProjectTablePage({ id }: { id: string }) {
         minWidth: 140,
         flex: 1,
         ...(c.type === 'tool'
-          ? { valueGetter: (p) => p.data?.company[c.name], cellRenderer: toolCell }
-          : { valueGetter: (p) => text(p.data?.company[c.name]?.value) }),
+          ? {
+              valueGetter: (p) => {
+                note(p.data);
+                return p.data?.company[c.name];
+              },
+              cellRenderer: toolCell,
+            }
+          : {
+              valueGetter: (p) => {
+                note(p.data);
+                return text(p.data?.company[c.name]?.value);
+              },
+            }),
       }));
     const datasource: IDatasource = {
       getRows: async ({ startRow, successCallback, failCallback }) => {
@@ -133,12 +159,13 @@ export function ProjectTablePage({ id }: { id: string }) {
           const name = columns.find((c) => c.col_id === data.col_id)?.name;
           if (!name || !grid) return;
           for (const c of data.cells) {
-            const node = grid.getRowNode(c.row_id);
-            if (!node?.data) continue;
-            const before = node.data.company[name] ?? { value: null };
-            const after = 'value' in c ? { value: c.value, status: c.status, error: c.error ?? null } : { ...before, status: c.status };
-            node.setData({ ...node.data, company: { ...node.data.company, [name]: after } });
+            const row = shown.get(c.row_id);
+            if (!row) continue;
+            const before = row.company[name] ?? { value: null };
+            row.company[name] =
+              'value' in c ? { value: c.value, status: c.status, error: c.error ?? null } : { ...before, status: c.status };
           }
+          grid.refreshCells({ columns: [data.col_id], force: true });
         });
         const refresh = () => grid?.refreshInfiniteCache();
         events.addEventListener('rows', refresh);
@@ -187,6 +214,12 @@ export function ProjectTablePage({ id }: { id: string }) {
             ))}
           </ol>
         </details>
+      )}
+      {project && (
+        <>
+          <AddToolColumn projectPath={`/projects/${encodeURIComponent(id)}`} onAdded={() => undefined} />
+          <RunColumn projectPath={`/projects/${encodeURIComponent(id)}`} columns={project.columns} />
+        </>
       )}
       {project && (
         <QueryBuilder

@@ -1,0 +1,234 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api } from '../api.ts';
+import { type JsonSchema, pruned, SchemaFields } from './schema-form.tsx';
+
+interface Tool {
+  tool_id: string;
+  name: string;
+  description: string;
+  category: string;
+  cost: { credits: number; per: string };
+  config_schema: JsonSchema;
+}
+interface Step {
+  tool_id: string;
+  config: Record<string, unknown>;
+}
+export interface TableColumn {
+  col_id: string;
+  name: string;
+  type: 'input' | 'tool';
+  tool_id?: string | null;
+}
+
+function ToolPicker(props: { tools: Tool[]; value: string; label: string; onChange(id: string): void }) {
+  const categories = [...new Set(props.tools.map((t) => t.category))].sort();
+  return (
+    <select aria-label={props.label} value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
+      <option value="">Choose a tool…</option>
+      {categories.map((c) => (
+        <optgroup key={c} label={c}>
+          {props.tools
+            .filter((t) => t.category === c)
+            .map((t) => (
+              <option key={t.tool_id} value={t.tool_id}>
+                {t.name} ({t.cost.credits} credit{t.cost.credits === 1 ? '' : 's'} per {t.cost.per})
+              </option>
+            ))}
+        </optgroup>
+      ))}
+    </select>
+  );
+}
+
+/** Adds a tool column from the catalog: its config form (from the tool's schema), a run condition, auto-run, waterfall steps. */
+export function AddToolColumn(props: { projectPath: string; onAdded(): void }) {
+  const [tools, setTools] = useState<Tool[]>([]);
+  const [steps, setSteps] = useState<Step[]>([{ tool_id: '', config: {} }]);
+  const [name, setName] = useState('');
+  const [condition, setCondition] = useState('');
+  const [autoRun, setAutoRun] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const [fields, setFields] = useState<Record<string, string>>({});
+  useEffect(() => {
+    api<Tool[]>('GET', '/tools')
+      .then(setTools)
+      .catch((e: ApiError) => setError(e.message));
+  }, []);
+  const toolOf = (id: string) => tools.find((t) => t.tool_id === id);
+  const setStep = (i: number, s: Step) => setSteps(steps.map((x, k) => (k === i ? s : x)));
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(undefined);
+    setFields({});
+    const chosen = steps.filter((s) => s.tool_id);
+    const clean = chosen.map((s) => ({
+      tool_id: s.tool_id,
+      config: pruned(s.config, toolOf(s.tool_id)?.config_schema ?? {}) as Record<string, unknown>,
+    }));
+    const body = {
+      name: name.trim(),
+      ...(clean.length > 1 ? { waterfall: clean } : { tool_id: clean[0]?.tool_id, config: clean[0]?.config }),
+      auto_run: autoRun,
+      ...(condition.trim() ? { run_condition: condition.trim() } : {}),
+    };
+    try {
+      await api('POST', `${props.projectPath}/columns`, body);
+      setName('');
+      setSteps([{ tool_id: '', config: {} }]);
+      setCondition('');
+      setAutoRun(false);
+      props.onAdded();
+    } catch (err) {
+      setError((err as Error).message);
+      if (err instanceof ApiError) setFields(err.fields);
+    }
+  };
+  return (
+    <details class="query">
+      <summary>Add a tool column</summary>
+      <form class="stack wide" onSubmit={submit} noValidate>
+        <label for="tool-column-name">Column name *</label>
+        <input
+          id="tool-column-name"
+          required
+          value={name}
+          onInput={(e) => setName((e.target as HTMLInputElement).value)}
+          aria-invalid={Boolean(fields.name)}
+        />
+        {fields.name && <span class="field-error">{fields.name}</span>}
+        {steps.map((s, i) => {
+          const tool = toolOf(s.tool_id);
+          return (
+            <fieldset class="group" key={i}>
+              <legend>{i === 0 ? 'Tool' : `Then, when no result: step ${i + 1}`}</legend>
+              <ToolPicker
+                tools={tools}
+                value={s.tool_id}
+                label={i === 0 ? 'Tool' : `Tool of step ${i + 1}`}
+                onChange={(id) => setStep(i, { tool_id: id, config: {} })}
+              />
+              {tool && <small class="hint">{tool.description}</small>}
+              {tool && (
+                <SchemaFields
+                  schema={tool.config_schema}
+                  path={steps.length > 1 ? `waterfall[${i}].config` : 'config'}
+                  value={s.config}
+                  errors={fields}
+                  onChange={(config) => setStep(i, { ...s, config })}
+                />
+              )}
+              {i > 0 && (
+                <button type="button" class="link" onClick={() => setSteps(steps.filter((_, k) => k !== i))}>
+                  Remove step {i + 1}
+                </button>
+              )}
+            </fieldset>
+          );
+        })}
+        <button type="button" onClick={() => setSteps([...steps, { tool_id: '', config: {} }])}>
+          Add a fallback tool (waterfall)
+        </button>
+        <label for="tool-column-condition">Run condition (JSONata over the row; empty: every row)</label>
+        <input
+          id="tool-column-condition"
+          placeholder="Website != null"
+          value={condition}
+          onInput={(e) => setCondition((e.target as HTMLInputElement).value)}
+          aria-invalid={Boolean(fields.run_condition)}
+        />
+        {fields.run_condition && <span class="field-error">{fields.run_condition}</span>}
+        <label>
+          <input type="checkbox" checked={autoRun} onChange={(e) => setAutoRun((e.target as HTMLInputElement).checked)} /> Run on rows added
+          later (auto-run)
+        </label>
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" class="primary">
+          Add column
+        </button>
+      </form>
+    </details>
+  );
+}
+
+/** Runs a tool column's pending cells, after showing how many and what they may cost against the balance. */
+export function RunColumn(props: { projectPath: string; columns: TableColumn[] }) {
+  const toolColumns = props.columns.filter((c) => c.type === 'tool');
+  const [colId, setColId] = useState('');
+  const [estimate, setEstimate] = useState<{ cells: number; credits: number; per: string; balance: number } | undefined>();
+  const [message, setMessage] = useState<string | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => {
+    setEstimate(undefined);
+    setMessage(undefined);
+    const column = toolColumns.find((c) => c.col_id === colId);
+    if (!column) return;
+    const pending = [
+      { type: 'or', rules: ['pending', 'insufficient_credits'].map((s) => ({ col_id: colId, field: 'status', operator: 'eq', value: s })) },
+    ];
+    Promise.all([
+      api<{ total_rows: number }>(
+        'GET',
+        `${props.projectPath}/rows?page_size=1&filter_groups=${encodeURIComponent(JSON.stringify(pending))}`,
+      ),
+      api<{ balance: number }>('GET', '/credits'),
+      api<Tool[]>('GET', '/tools'),
+    ])
+      .then(([rows, credits, tools]) => {
+        const tool = tools.find((t) => t.tool_id === column.tool_id);
+        setEstimate({
+          cells: rows.total_rows,
+          credits: rows.total_rows * (tool?.cost.credits ?? 0),
+          per: tool?.cost.per ?? 'result',
+          balance: credits.balance,
+        });
+      })
+      .catch((e: ApiError) => setError(e.message));
+  }, [colId]);
+  if (toolColumns.length === 0) return null;
+  return (
+    <details class="query">
+      <summary>Run a tool column</summary>
+      <div class="stack wide">
+        <label for="run-column">Column</label>
+        <select id="run-column" value={colId} onChange={(e) => setColId((e.target as HTMLSelectElement).value)}>
+          <option value="">Choose a column…</option>
+          {toolColumns.map((c) => (
+            <option key={c.col_id} value={c.col_id}>
+              {c.name}
+            </option>
+          ))}
+        </select>
+        {estimate && (
+          <p data-testid="estimate">
+            {estimate.cells.toLocaleString()} cells to run; at most {estimate.credits.toLocaleString()} credits (charged per {estimate.per}
+            ); balance {estimate.balance.toLocaleString()}.
+            {estimate.credits > estimate.balance && ' Not enough credits for every cell: the others stop at insufficient_credits.'}
+          </p>
+        )}
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        {message && <p role="status">{message}</p>}
+        <button
+          type="button"
+          class="primary"
+          disabled={!estimate || estimate.cells === 0}
+          onClick={() =>
+            api<{ queued: number }>('POST', `${props.projectPath}/columns/run`, { col_ids: [colId] })
+              .then((r) => setMessage(`${r.queued.toLocaleString()} cells queued`))
+              .catch((e: ApiError) => setError(e.message))
+          }
+        >
+          Run {estimate ? estimate.cells.toLocaleString() : ''} cells
+        </button>
+      </div>
+    </details>
+  );
+}
