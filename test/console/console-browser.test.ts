@@ -179,13 +179,14 @@ describe('the console in Chromium', () => {
     const expected = answer.rows.map((r: any) => r.company.Name.value);
     await page.locator('p.meta', { hasText: new RegExp(`^${answer.total_rows} rows`) }).waitFor();
     await page.locator('.ag-row[row-index="0"] .ag-cell', { hasText: expected[0] }).first().waitFor();
-    const shown = await page.locator('.ag-center-cols-container .ag-row').evaluateAll((rows) =>
+    const shown = await page.locator('.ag-row').evaluateAll((rows) =>
       rows
         .map((r) => [Number(r.getAttribute('row-index')), r.querySelector('.ag-cell')?.textContent ?? ''] as const)
         .sort((a, b) => a[0] - b[0])
         .map(([, name]) => name),
     );
-    expect(shown.slice(0, expected.length)).toEqual(expected.slice(0, shown.length));
+    // Every row the API answered is on screen, in the same order (the grid draws at least these 3).
+    expect(shown.slice(0, expected.length)).toEqual(expected);
     await accessible('filter and sort builders');
   });
 
@@ -315,6 +316,41 @@ describe('the console in Chromium', () => {
     await page.getByRole('button', { name: 'Remove new.person@example.com' }).click();
     await page.getByLabel('Role of new.person@example.com').waitFor({ state: 'detached' });
   });
+
+  test('a 100,000-row project scrolls to its end, and Go to row jumps anywhere', async () => {
+    const storage = t.service.kernel.storage;
+    const workspace = (await storage.workspaces.findByName('default'))?.id as string;
+    const project = await storage.projects.create({
+      workspaceId: workspace,
+      creatorId: 'test',
+      name: 'Big table',
+      builderId: null,
+      formData: null,
+      columns: [{ name: 'Name', type: 'input' }],
+    });
+    const [name] = await storage.projects.columns(project.pk);
+    for (let i = 0; i < 100_000; i += 5_000) {
+      await storage.rows.insert(
+        project.pk,
+        [name!],
+        Array.from({ length: 5_000 }, (_, k) => ({ [name!.no]: { v: `Row ${i + k + 1}` } })),
+      );
+    }
+    await page.goto(`${origin}/projects/${project.id}`);
+    await page.locator('p.meta', { hasText: /^100,000 rows/ }).waitFor();
+    await page.locator('.ag-row[row-index="0"] .ag-cell', { hasText: 'Row 1' }).first().waitFor();
+    // Scroll with the mouse wheel to the bottom, as a person would (the grid fetches the blocks on the way).
+    await page.locator('.ag-row[row-index="3"]').first().hover();
+    const last = page.locator('.ag-row[row-index="99999"] .ag-cell', { hasText: /^Row 100000$/ });
+    for (let i = 0; i < 40 && !(await last.isVisible()); i++) {
+      await page.mouse.wheel(0, 200_000);
+      await Bun.sleep(100);
+    }
+    await page.locator('.ag-row[row-index="99999"] .ag-cell', { hasText: /^Row 100000$/ }).waitFor();
+    await page.getByLabel('Go to row').fill('54321');
+    await page.getByRole('button', { name: 'Go', exact: true }).click();
+    await page.locator('.ag-row[row-index="54320"] .ag-cell', { hasText: /^Row 54321$/ }).waitFor();
+  }, 60_000);
 
   test("another workspace's project is not found in the console", async () => {
     const other = await fetch(`${t.url}/projects`, {

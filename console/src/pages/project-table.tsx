@@ -7,14 +7,15 @@ import {
   InfiniteRowModelModule,
   ModuleRegistry,
   RenderApiModule,
+  ScrollApiModule,
 } from 'ag-grid-community';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiError, api, boot } from '../api.ts';
 import { QueryBuilder, rowsQuery } from './query-builder.tsx';
 import { AddToolColumn, RunColumn } from './tool-column.tsx';
 
-// The grid's features come in modules: only these are bundled (refreshCells is in RenderApiModule).
-ModuleRegistry.registerModules([InfiniteRowModelModule, RenderApiModule]);
+// The grid's features come in modules: only these are bundled (refreshCells: RenderApiModule; ensureIndexVisible: ScrollApiModule).
+ModuleRegistry.registerModules([InfiniteRowModelModule, RenderApiModule, ScrollApiModule]);
 
 interface Column {
   col_id: string;
@@ -231,6 +232,18 @@ export function ProjectTablePage({ id }: { id: string }) {
           }}
         />
       )}
+      <form
+        class="toolbar"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const n = Number((e.currentTarget.elements.namedItem('row') as HTMLInputElement).value);
+          if (Number.isInteger(n) && n >= 1) gridApi.current?.ensureIndexVisible(Math.min(n, total ?? n) - 1, 'top');
+        }}
+      >
+        <label for="go-to-row">Go to row</label>
+        <input id="go-to-row" name="row" type="number" min={1} max={total} />
+        <button type="submit">Go</button>
+      </form>
       <section ref={gridEl} class="grid" aria-label="Rows of the project" />
     </main>
   );
