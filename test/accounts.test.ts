@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { resolve } from 'node:path';
+import { admin } from './support/admin-cli.ts';
 import { DIALECTS } from './support/databases.ts';
 import { startTestService, type TestService } from './support/test-service.ts';
 
@@ -9,19 +9,7 @@ import { startTestService, type TestService } from './support/test-service.ts';
  * and every refusal a person or a forged request meets — over real HTTP, as a browser sends it.
  */
 
-const ROOT = resolve(import.meta.dir, '..');
 const ADMIN = { email: 'Owner@Example.com', password: 'correct horse battery' };
-
-async function admin(databaseUrl: string, ...args: string[]): Promise<{ code: number; out: any }> {
-  const proc = Bun.spawn(['bun', 'run', 'admin', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [text, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
-  return { code, out: JSON.parse(text) };
-}
 
 describe.each(DIALECTS)('accounts and console sessions on %s', (dialect) => {
   let t: TestService;

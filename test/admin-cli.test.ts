@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { loadConfig } from '../core/config.ts';
 import { type RunningService, startService } from '../core/service.ts';
 import { captureLog } from './support/capture-log.ts';
+import { admin } from './support/admin-cli.ts';
 import { DIALECTS, freshDatabaseUrl } from './support/databases.ts';
 
 const ROOT = resolve(import.meta.dir, '..');
@@ -10,18 +11,6 @@ const MAX = Number.MAX_SAFE_INTEGER;
 
 /** Runs `fn` with the log at info level and answers what it wrote, as parsed JSON lines. */
 const logLines = async (fn: () => Promise<void>): Promise<any[]> => (await captureLog(fn)).lines;
-
-/** Runs `bun run admin ...` as a user would, against DATABASE_URL. */
-async function admin(databaseUrl: string, ...args: string[]): Promise<{ code: number; out: any }> {
-  const proc = Bun.spawn(['bun', 'run', 'admin', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [text, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
-  return { code, out: JSON.parse(text) };
-}
 
 describe.each(DIALECTS)('admin CLI on %s', (dialect) => {
   let databaseUrl: string;
