@@ -257,7 +257,12 @@ describe('the console in Chromium', () => {
     await page.locator('p.meta', { hasText: /^8 rows/ }).waitFor();
     await page.locator('.ag-cell', { hasText: 'Florist' }).first().waitFor();
     await page.getByText(/Builder log/).click();
-    await page.locator('ol.log', { hasText: 'completed' }).waitFor();
+    await page
+      .locator('ol.log', { hasText: 'completed' })
+      .waitFor()
+      .catch(async (e) => {
+        throw new Error(`${e}; the log shows: ${await page.locator('details').allInnerTexts()}`);
+      });
 
     // Nested filters, lists and ranges: the companies search.
     await page.goto(`${origin}/projects/new`);

@@ -1,3 +1,4 @@
+import { ErrorNote } from '../error-note.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
 import { navigate } from '../router.ts';
@@ -51,11 +52,7 @@ export function NewProjectPage() {
   return (
     <main class="page">
       <h1>New project</h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
       {builders && (
         <fieldset class="group builders">
           <legend>Start from</legend>

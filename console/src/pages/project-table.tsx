@@ -9,6 +9,7 @@ import {
   RenderApiModule,
   ScrollApiModule,
 } from 'ag-grid-community';
+import { ErrorNote } from '../error-note.tsx';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiError, api, boot } from '../api.ts';
 import { QueryBuilder, rowsQuery } from './query-builder.tsx';
@@ -139,9 +140,37 @@ export function ProjectTablePage({ id }: { id: string }) {
         setProject(p);
         return p;
       });
-    readProject()
+    // Watch first, then read: a change made in between is then both in what is read and in an event, never in neither.
+    events = new EventSource(`${boot.basePath}${path}/events`);
+    events.addEventListener('cells', (e) => {
+      const data = JSON.parse((e as MessageEvent).data) as {
+        col_id: string;
+        cells: { row_id: string; status: string; value?: unknown; error?: string | null }[];
+      };
+      const name = columns.find((c) => c.col_id === data.col_id)?.name;
+      if (!name || !grid) return; // before the grid: the rows it fetches are newer anyway
+      for (const c of data.cells) {
+        const row = shown.get(c.row_id);
+        if (!row) continue;
+        const before = row.company[name] ?? { value: null };
+        row.company[name] = 'value' in c ? { value: c.value, status: c.status, error: c.error ?? null } : { ...before, status: c.status };
+      }
+      grid.refreshCells({ columns: [data.col_id], force: true });
+    });
+    const refresh = () => grid?.refreshInfiniteCache();
+    events.addEventListener('rows', refresh);
+    events.addEventListener('reset', refresh);
+    events.addEventListener('builder', () => void readProject().then(refresh));
+    events.addEventListener('columns', () => void readProject().then(() => grid?.setGridOption('columnDefs', columnDefs(columns))));
+    // The project is read once the stream is open (or could not open: then the page still shows it).
+    const opened = new Promise<void>((resolve) => {
+      events?.addEventListener('open', () => resolve(), { once: true });
+      events?.addEventListener('error', () => resolve(), { once: true });
+    });
+    opened
+      .then(readProject)
       .then(() => {
-        if (!gridEl.current) return;
+        if (!gridEl.current || !events) return;
         grid = createGrid<Row>(gridEl.current, {
           columnDefs: columnDefs(columns),
           rowModelType: 'infinite',
@@ -151,28 +180,6 @@ export function ProjectTablePage({ id }: { id: string }) {
           datasource,
         });
         gridApi.current = grid;
-        events = new EventSource(`${boot.basePath}${path}/events`);
-        events.addEventListener('cells', (e) => {
-          const data = JSON.parse((e as MessageEvent).data) as {
-            col_id: string;
-            cells: { row_id: string; status: string; value?: unknown; error?: string | null }[];
-          };
-          const name = columns.find((c) => c.col_id === data.col_id)?.name;
-          if (!name || !grid) return;
-          for (const c of data.cells) {
-            const row = shown.get(c.row_id);
-            if (!row) continue;
-            const before = row.company[name] ?? { value: null };
-            row.company[name] =
-              'value' in c ? { value: c.value, status: c.status, error: c.error ?? null } : { ...before, status: c.status };
-          }
-          grid.refreshCells({ columns: [data.col_id], force: true });
-        });
-        const refresh = () => grid?.refreshInfiniteCache();
-        events.addEventListener('rows', refresh);
-        events.addEventListener('reset', refresh);
-        events.addEventListener('builder', () => void readProject().then(refresh));
-        events.addEventListener('columns', () => void readProject().then(() => grid?.setGridOption('columnDefs', columnDefs(columns))));
       })
       .catch((e: ApiError) => setError(e.status === 404 ? 'This project does not exist in this workspace.' : e.message));
     return () => {
@@ -185,11 +192,7 @@ export function ProjectTablePage({ id }: { id: string }) {
   return (
     <main class="page page-wide">
       <h1>{project?.name ?? 'Project'}</h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
       {project && (
         <p class="meta" aria-live="polite">
           {(total ?? project.row_count).toLocaleString()} rows

@@ -1,3 +1,4 @@
+import { ErrorNote } from '../error-note.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, api } from '../api.ts';
 
@@ -54,11 +55,7 @@ export function ProjectsPage() {
           }}
         />
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
       {answer && answer.projects.length === 0 && <p>No project yet{search ? ' with this name' : ''}. Start one with New project.</p>}
       {answer && answer.projects.length > 0 && (
         <table class="list">

@@ -1,3 +1,4 @@
+import { ErrorNote } from '../error-note.tsx';
 import { useState } from 'preact/hooks';
 
 /**
@@ -266,11 +267,7 @@ export function QueryBuilder(props: { columns: QueryColumn[]; error?: string; on
             Add sort
           </button>
         </fieldset>
-        {props.error && (
-          <p class="error" role="alert">
-            {props.error}
-          </p>
-        )}
+        <ErrorNote message={props.error} />
         <button type="submit" class="primary">
           Apply
         </button>

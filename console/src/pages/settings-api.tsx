@@ -1,3 +1,4 @@
+import { ErrorNote } from '../error-note.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, account, boot, session } from '../api.ts';
 
@@ -73,11 +74,7 @@ export function ApiKeysPage() {
     <main class="page">
       <h1>Settings · Integrations · API</h1>
       {!manager && <p>Only owners and admins of this workspace manage its API keys; ask one of them for a key.</p>}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
       {manager && (
         <section aria-labelledby="keys-title">
           <h2 id="keys-title">API keys</h2>

@@ -1,3 +1,4 @@
+import { ErrorNote } from '../error-note.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, account, api, session } from '../api.ts';
 
@@ -36,11 +37,7 @@ export function CreditsPage() {
   return (
     <main class="page">
       <h1>Settings · Credits</h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
       {credits && (
         <>
           <p class="balance">

@@ -1,3 +1,4 @@
+import { ErrorNote } from '../error-note.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, account, session } from '../api.ts';
 
@@ -44,11 +45,7 @@ export function MembersPage() {
   return (
     <main class="page">
       <h1>Settings · Members</h1>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
       {members && (
         <table class="list">
           <caption class="sr-only">Members of this workspace</caption>

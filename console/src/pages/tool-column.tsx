@@ -1,3 +1,4 @@
+import { ErrorNote } from '../error-note.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
 import { type JsonSchema, pruned, SchemaFields } from './schema-form.tsx';
@@ -142,11 +143,7 @@ export function AddToolColumn(props: { projectPath: string; onAdded(): void }) {
           <input type="checkbox" checked={autoRun} onChange={(e) => setAutoRun((e.target as HTMLInputElement).checked)} /> Run on rows added
           later (auto-run)
         </label>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorNote message={error} />
         <button type="submit" class="primary">
           Add column
         </button>
@@ -210,11 +207,7 @@ export function RunColumn(props: { projectPath: string; columns: TableColumn[] }
             {estimate.credits > estimate.balance && ' Not enough credits for every cell: the others stop at insufficient_credits.'}
           </p>
         )}
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorNote message={error} />
         {message && <p role="status">{message}</p>}
         <button
           type="button"
