@@ -70,10 +70,26 @@ try {
   await page.locator('.ag-cell', { hasText: 'example.com' }).first().waitFor();
   await Bun.sleep(300);
   await shot('project-table');
+  await page.getByText('Filter and sort').click();
+  await page.getByRole('button', { name: 'Add rule to group 1', exact: true }).click();
+  await page.getByLabel('Value of rule 1.1').fill('Dentist');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await Bun.sleep(300);
+  await shot('project-filter');
+  await page.goto(`${origin}/projects/new`);
+  await page.getByRole('radio', { name: /Company search/ }).check();
+  await page.getByLabel('Organization locations').fill('Berlin, Lyon');
+  await shot('new-project');
   await page.goto(`${origin}/settings/integration?tab=api`);
   await page.getByRole('button', { name: 'Create key' }).click();
   await page.getByTestId('new-key').waitFor();
   await shot('settings-api');
+  await page.goto(`${origin}/settings/credits`);
+  await page.getByRole('heading', { name: 'Ledger' }).waitFor();
+  await shot('settings-credits');
+  await page.goto(`${origin}/settings/members`);
+  await page.getByRole('heading', { name: 'Add a member' }).waitFor();
+  await shot('settings-members');
   console.log(`screenshots in ${OUT}`);
 } finally {
   await browser.close();

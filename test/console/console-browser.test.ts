@@ -59,6 +59,23 @@ describe('the console in Chromium', () => {
     expect({ where, violations }).toEqual({ where, violations: [] });
   }
 
+  test('the sign-in form works from the keyboard alone', async () => {
+    const keyboard = await browser.newPage();
+    try {
+      await keyboard.goto(`${origin}/login`);
+      await keyboard.keyboard.press('Tab'); // the first field takes the focus
+      expect(await keyboard.evaluate(() => document.activeElement?.id)).toBe('email');
+      await keyboard.keyboard.type(OWNER.email);
+      await keyboard.keyboard.press('Tab');
+      expect(await keyboard.evaluate(() => document.activeElement?.id)).toBe('password');
+      await keyboard.keyboard.type(OWNER.password);
+      await keyboard.keyboard.press('Enter');
+      await keyboard.getByRole('heading', { name: 'Projects' }).waitFor();
+    } finally {
+      await keyboard.close();
+    }
+  });
+
   test('signing in through the form lands on the projects; a wrong password says so on the form', async () => {
     await page.goto(`${origin}/settings/integration?tab=api`);
     expect(new URL(page.url()).pathname).toBe('/login');
