@@ -59,6 +59,27 @@ describe('the console in Chromium', () => {
     expect({ where, violations }).toEqual({ where, violations: [] });
   }
 
+  test('signing in through the form lands on the projects; a wrong password says so on the form', async () => {
+    await page.goto(`${origin}/settings/integration?tab=api`);
+    expect(new URL(page.url()).pathname).toBe('/login');
+    await accessible('sign-in page');
+    await page.getByLabel('Email').fill(OWNER.email);
+    await page.getByLabel('Password').fill('wrong-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page
+      .getByRole('alert')
+      .waitFor()
+      .catch(async (e) => {
+        throw new Error(`${e}; the page at ${page.url()} shows: ${(await page.locator('body').innerText()).slice(0, 500)}`);
+      });
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Wrong email or password');
+    await page.getByLabel('Password').fill(OWNER.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Back where the person was going.
+    await page.getByRole('heading', { name: 'Settings · Integrations · API' }).waitFor();
+    expect(page.url()).toBe(`${origin}/settings/integration?tab=api`);
+  });
+
   test('the sign-in form works from the keyboard alone', async () => {
     const keyboard = await browser.newPage();
     try {
@@ -74,21 +95,6 @@ describe('the console in Chromium', () => {
     } finally {
       await keyboard.close();
     }
-  });
-
-  test('signing in through the form lands on the projects; a wrong password says so on the form', async () => {
-    await page.goto(`${origin}/settings/integration?tab=api`);
-    expect(new URL(page.url()).pathname).toBe('/login');
-    await accessible('sign-in page');
-    await page.getByLabel('Email').fill(OWNER.email);
-    await page.getByLabel('Password').fill('wrong-password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.getByRole('alert').textContent()).resolves.toContain('Wrong email or password');
-    await page.getByLabel('Password').fill(OWNER.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    // Back where the person was going.
-    await page.getByRole('heading', { name: 'Settings · Integrations · API' }).waitFor();
-    expect(page.url()).toBe(`${origin}/settings/integration?tab=api`);
   });
 
   test('Settings → API: create a key and use it (200), rotate it (old 401, new 200), revoke it (401)', async () => {
@@ -247,6 +253,10 @@ describe('the console in Chromium', () => {
       .first()
       .waitFor();
     await page.locator('.ag-row[row-index="1"] .badge-skipped').waitFor();
+    // The reason is written beside the badge.
+    expect(await page.locator('.ag-row[row-index="1"] .ag-cell', { has: page.locator('.badge-skipped') }).textContent()).toContain(
+      'run condition',
+    );
     await page.getByLabel('Column', { exact: true }).selectOption({ label: 'Pick' });
     await page.getByRole('button', { name: 'Run 300 cells' }).click();
     await page.locator('.ag-row[row-index="0"] .ag-cell', { hasText: 'fallback' }).waitFor();

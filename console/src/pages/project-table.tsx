@@ -63,8 +63,12 @@ function toolCell(p: ICellRendererParams<Row>): HTMLElement | string {
   if (status === 'completed') return text(cell.value);
   span.className = `badge badge-${status}`;
   span.textContent = status.replace(/_/g, ' ');
-  if (cell.error) span.title = cell.error;
-  return span;
+  if (!cell.error) return span;
+  // The reason beside the badge (cut by the cell's width; whole in the tooltip).
+  const wrap = document.createElement('span');
+  wrap.title = cell.error;
+  wrap.append(span, ` ${cell.error}`);
+  return wrap;
 }
 
 /** `/projects/{id}`: the project's rows in a virtualized grid (AG Grid's infinite row model), kept live over SSE. */
