@@ -1,11 +1,11 @@
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { newId } from '../../core/ids.ts';
 import type { Workspace } from '../../core/model.ts';
 import type { ApiKeyRecord, ApiKeySummary, FoundKey, WorkspaceRepo } from '../../core/storage.ts';
 import { type ReusableQuery, reusableQuery } from './compiled-queries.ts';
 import type { Database } from './database.ts';
 import { PROJECT_FIELDS, toProject } from './project-repo.ts';
-import type { ProjectTable, WorkspaceTable } from './tables.ts';
+import type { ProjectTable, Tables, WorkspaceTable } from './tables.ts';
 
 const toWorkspace = (r: WorkspaceTable): Workspace => ({ id: r.id, name: r.name, plan: r.plan, createdAt: Number(r.created_at) });
 
@@ -16,6 +16,26 @@ const toKey = (r: { key_id: string; id: string; prefix: string; key_hash: string
   keyHash: r.key_hash,
   revokedAt: r.revoked_at,
 });
+
+/** A new key's record. */
+function keyRow(input: { workspaceId: string; prefix: string; keyHash: string; createdBy?: string | null }, at: number) {
+  return {
+    id: newId(),
+    workspace_id: input.workspaceId,
+    prefix: input.prefix,
+    key_hash: input.keyHash,
+    created_at: at,
+    revoked_at: null,
+    created_by: input.createdBy ?? null,
+  };
+}
+
+/** Revokes the live key with this prefix (of this workspace, when given); whether there was one. */
+async function revokeLive(db: Kysely<Tables>, prefix: string, at: number, workspaceId?: string): Promise<boolean> {
+  let q = db.updateTable('api_keys').set({ revoked_at: at }).where('prefix', '=', prefix).where('revoked_at', 'is', null);
+  if (workspaceId !== undefined) q = q.where('workspace_id', '=', workspaceId);
+  return Number((await q.executeTakeFirst()).numUpdatedRows) > 0;
+}
 
 type RowOf<Q extends { execute(): Promise<unknown[]> }> = Awaited<ReturnType<Q['execute']>>[number];
 
@@ -50,15 +70,7 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
   }
 
   async addKey(input: { workspaceId: string; prefix: string; keyHash: string; createdBy?: string | null }): Promise<ApiKeyRecord> {
-    const row = {
-      id: newId(),
-      workspace_id: input.workspaceId,
-      prefix: input.prefix,
-      key_hash: input.keyHash,
-      created_at: Date.now(),
-      revoked_at: null,
-      created_by: input.createdBy ?? null,
-    };
+    const row = keyRow(input, Date.now());
     await this.db.insertInto('api_keys').values(row).execute();
     return { id: row.id, workspaceId: row.workspace_id, prefix: row.prefix, keyHash: row.key_hash, revokedAt: null };
   }
@@ -94,24 +106,11 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
   }
 
   async revokeKey(prefix: string): Promise<boolean> {
-    const r = await this.db
-      .updateTable('api_keys')
-      .set({ revoked_at: Date.now() })
-      .where('prefix', '=', prefix)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
+    return revokeLive(this.db, prefix, Date.now());
   }
 
   async revokeKeyOf(workspaceId: string, prefix: string): Promise<boolean> {
-    const r = await this.db
-      .updateTable('api_keys')
-      .set({ revoked_at: Date.now() })
-      .where('workspace_id', '=', workspaceId)
-      .where('prefix', '=', prefix)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
+    return revokeLive(this.db, prefix, Date.now(), workspaceId);
   }
 
   async rotateKey(
@@ -121,25 +120,10 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
   ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const now = Date.now();
-      const r = await trx
-        .updateTable('api_keys')
-        .set({ revoked_at: now })
-        .where('workspace_id', '=', workspaceId)
-        .where('prefix', '=', prefix)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 0) return false;
+      if (!(await revokeLive(trx, prefix, now, workspaceId))) return false;
       await trx
         .insertInto('api_keys')
-        .values({
-          id: newId(),
-          workspace_id: workspaceId,
-          prefix: next.prefix,
-          key_hash: next.keyHash,
-          created_at: now,
-          revoked_at: null,
-          created_by: next.createdBy,
-        })
+        .values(keyRow({ workspaceId, ...next }, now))
         .execute();
       return true;
     });
