@@ -62,13 +62,20 @@ export function publishingStorage(storage: Storage, events: ProjectEventBus): St
   };
 }
 
-/** `target` with some methods replaced; every other member is the target's own (bound to it). */
+/** `target` with some methods replaced; every other member is the target's own (bound to it once: reads are on every request). */
 function overriding<T extends object>(target: T, overrides: Partial<T>): T {
+  const bound = new Map<string | symbol, unknown>();
   return new Proxy(target, {
     get(t, name) {
       if (Object.hasOwn(overrides, name)) return overrides[name as keyof T];
       const value = Reflect.get(t, name, t);
-      return typeof value === 'function' ? value.bind(t) : value;
+      if (typeof value !== 'function') return value;
+      let fn = bound.get(name);
+      if (!fn) {
+        fn = value.bind(t);
+        bound.set(name, fn);
+      }
+      return fn;
     },
   });
 }
