@@ -62,18 +62,21 @@ export function publishingStorage(storage: Storage, events: ProjectEventBus): St
   };
 }
 
-/** `target` with some methods replaced; every other member is the target's own (bound to it once: reads are on every request). */
+/**
+ * `target` with some methods replaced; every other member is the target's own, bound to it (each
+ * function bound once, by identity: reads are on every request, and a method replaced later is bound anew).
+ */
 function overriding<T extends object>(target: T, overrides: Partial<T>): T {
-  const bound = new Map<string | symbol, unknown>();
+  const bound = new WeakMap<object, unknown>();
   return new Proxy(target, {
     get(t, name) {
       if (Object.hasOwn(overrides, name)) return overrides[name as keyof T];
       const value = Reflect.get(t, name, t);
       if (typeof value !== 'function') return value;
-      let fn = bound.get(name);
+      let fn = bound.get(value);
       if (!fn) {
         fn = value.bind(t);
-        bound.set(name, fn);
+        bound.set(value, fn);
       }
       return fn;
     },
