@@ -38,6 +38,8 @@ export interface Config {
   serve: 'all' | 'rest' | 'mcp';
   /** OAuth authorization server whose access tokens the MCP host accepts (OAUTH_ISSUER). */
   oauthIssuer: string | undefined;
+  /** Lifetime of the built-in authorization server's access tokens (OAUTH_ACCESS_TOKEN_SECONDS, default 3600). */
+  oauthAccessTokenSeconds: number;
   /** Its JWKS (OAUTH_JWKS_URL); default `${OAUTH_ISSUER}/.well-known/jwks.json`. */
   oauthJwksUrl: string | undefined;
   /** The MCP URL clients connect to, and the tokens' audience (MCP_RESOURCE_URL); default http://HOST:MCP_PORT/mcp/. */
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     serve: oneOf(env, 'SERVE', ['all', 'rest', 'mcp'] as const, 'all'),
     oauthIssuer: env.OAUTH_ISSUER || undefined,
     oauthJwksUrl: env.OAUTH_JWKS_URL || undefined,
+    oauthAccessTokenSeconds: int(env, 'OAUTH_ACCESS_TOKEN_SECONDS', 3600, 1),
     mcpResourceUrl: env.MCP_RESOURCE_URL || undefined,
     plans: parsePlans(env.PLANS_JSON),
     limits: {

@@ -4,6 +4,7 @@ import type { ExpressionPool } from './expressions/expression-pool.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import type { RateLimiter } from './jobs/rate-limiter.ts';
 import type { WorkerStatsBoard } from './metrics/worker-stats.ts';
+import type { OAuthServer } from './oauth/oauth-server.ts';
 import type { PluginRegistry } from './plugins/registry.ts';
 import type { Storage } from './storage.ts';
 
@@ -21,6 +22,8 @@ export interface Kernel {
   expressions: ExpressionPool;
   /** What changed in each project, for its watchers (GET /projects/{id}/events); through Redis when scaled out. */
   events: ProjectEventBus;
+  /** The built-in OAuth authorization server: issues tokens on the REST host, verifies them on the MCP host. */
+  oauth: OAuthServer;
   /** This process's state: `draining` from SIGTERM on (GET /ready answers 503 so balancers route elsewhere). */
   lifecycle: { draining: boolean };
 }

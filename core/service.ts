@@ -19,6 +19,9 @@ import type { JobQueue } from './jobs/queue.ts';
 import type { Kernel } from './kernel.ts';
 import { log, redactUrl } from './log.ts';
 import { type RunningMcpHost, startMcpHost } from './mcp/mcp-host.ts';
+import { mcpUrls } from './mcp/resource-urls.ts';
+import { issuerUrl } from './oauth/issuer.ts';
+import { OAuthServer } from './oauth/oauth-server.ts';
 import { operations } from './operations/index.ts';
 import { configurePlans } from './plans.ts';
 import { loadPlugins } from './plugins/registry.ts';
@@ -56,6 +59,7 @@ export async function createKernel(config: Config): Promise<Kernel> {
   return {
     config,
     storage: publishingStorage(storage, events),
+    oauth: new OAuthServer(storage.oauth, config.oauthAccessTokenSeconds),
     plugins,
     queue,
     rateLimiter,
@@ -125,6 +129,7 @@ export async function startService(config: Config, options: { rest?: boolean; mc
   // Every process relays the outbox: jobs stored while Redis was away reach it once it is back.
   const stopRelay = startOutboxRelay(kernel);
   let restUrl: string | undefined;
+  let restPort = config.port;
   let server: { stop(): Promise<unknown> } | undefined;
   if (options.rest ?? config.serve !== 'mcp') {
     // Bun's own cap sits above ours so that the handler can answer a readable 413 first.
@@ -135,14 +140,19 @@ export async function startService(config: Config, options: { rest?: boolean; mc
       log.error('the console could not be built; the API serves without it', { error: (e as Error).message }),
     );
     const app = restApp(kernel, operations).listen({ hostname: config.host, port: config.port, maxRequestBodySize });
-    const port = app.server?.port;
-    restUrl = `http://${config.host}:${port}${config.basePath}`;
+    restPort = app.server?.port ?? config.port;
+    restUrl = `http://${config.host}:${restPort}${config.basePath}`;
     const listener = app.server ?? undefined;
     server = { stop: () => stopGracefully(listener, config.shutdownGraceMs, 'rest') };
     log.info('REST API listening', { url: restUrl, docs: `${restUrl}/docs`, database: redactUrl(config.databaseUrl) });
   }
   let mcp: RunningMcpHost | undefined;
   if (options.mcp ?? config.serve !== 'rest') mcp = startMcpHost(kernel, operations);
+  // The authorization server's addresses, known now that both doors have their ports.
+  kernel.oauth.bind({
+    issuer: issuerUrl(config, restPort),
+    resource: mcp?.resource ?? mcpUrls(config, config.mcpPort).resource,
+  });
   return {
     kernel,
     restUrl,

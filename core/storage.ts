@@ -324,6 +324,95 @@ export interface OAuthIdentityRepo {
   workspaceFor(issuer: string, subject: string): Promise<string | undefined>;
 }
 
+/** A client of the built-in authorization server, registered (RFC 7591) or read from its metadata document. */
+export interface OAuthClientRecord {
+  clientId: string;
+  /** SHA-256 of the client secret; null for public clients (`none`). */
+  secretHash: string | null;
+  clientName: string;
+  redirectUris: string[];
+  authMethod: 'none' | 'client_secret_post' | 'client_secret_basic';
+  /** The registration as answered to the client (without the secret). */
+  metadata: Record<string, unknown>;
+  createdAt: number;
+}
+
+/** An authorization code (only its SHA-256 is stored), single use, short-lived. */
+export interface OAuthCodeRecord {
+  codeHash: string;
+  clientId: string;
+  clientName: string;
+  userId: string;
+  workspaceId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  resource: string;
+  scope: string;
+  expiresAt: number;
+}
+
+/** A person's consent to a client in one workspace: the family of its refresh tokens, listed and revoked in the console. */
+export interface OAuthGrantRecord {
+  id: string;
+  clientId: string;
+  clientName: string;
+  userId: string;
+  workspaceId: string;
+  resource: string;
+  scope: string;
+  createdAt: number;
+  lastUsedAt: number;
+  revokedAt: number | null;
+}
+
+export interface OAuthSigningKeyRecord {
+  kid: string;
+  alg: string;
+  privateJwk: Record<string, unknown>;
+  publicJwk: Record<string, unknown>;
+  createdAt: number;
+  retiredAt: number | null;
+}
+
+/** What redeeming a code or a refresh token found: `spent` means it had been used before (a replay). */
+export type OAuthRedeemed<T> = { state: 'ok'; value: T } | { state: 'spent'; grantId: string | null } | { state: 'invalid' };
+
+/** The authorization server's records (migration 016). */
+export interface OAuthRepo {
+  /** False when the id is taken. */
+  createClient(client: OAuthClientRecord): Promise<boolean>;
+  getClient(clientId: string): Promise<OAuthClientRecord | undefined>;
+  saveCode(code: OAuthCodeRecord): Promise<void>;
+  /** Marks a live code used, in one statement (two exchanges of one code: one wins). */
+  redeemCode(codeHash: string, now: number): Promise<OAuthRedeemed<OAuthCodeRecord>>;
+  /** The grant a code became, with its first refresh token, in one transaction. */
+  createGrant(grant: OAuthGrantRecord, refresh: { hash: string; expiresAt: number }, codeHash: string): Promise<void>;
+  /**
+   * Marks a live refresh token of this client used and stores its successor, in one transaction;
+   * its grant must be live (not revoked, its person still a member).
+   */
+  rotateRefresh(
+    hash: string,
+    clientId: string,
+    next: { hash: string; expiresAt: number },
+    now: number,
+  ): Promise<OAuthRedeemed<OAuthGrantRecord>>;
+  /** The grant a refresh token belongs to (any state), for revocation (RFC 7009). */
+  grantOfRefresh(hash: string): Promise<OAuthGrantRecord | undefined>;
+  getGrant(id: string): Promise<OAuthGrantRecord | undefined>;
+  /** Whether a grant is live: not revoked, and its person still a member of its workspace. */
+  grantIsLive(id: string): Promise<boolean>;
+  /** Revokes a grant (and so every token of it); false when it was not live. */
+  revokeGrant(id: string, now: number): Promise<boolean>;
+  /** A person's live grants in a workspace, newest first. */
+  grantsOf(userId: string, workspaceId: string): Promise<OAuthGrantRecord[]>;
+  signingKeys(): Promise<OAuthSigningKeyRecord[]>;
+  /** Adds a key and retires every other live one at `now`, in one transaction. */
+  addSigningKey(key: OAuthSigningKeyRecord, now: number): Promise<void>;
+  /** Deletes keys retired before one time, codes and refresh tokens expired before another. */
+  prune(input: { keysRetiredBefore: number; expiredBefore: number }): Promise<void>;
+}
+
 /** What claiming an idempotency key found. */
 export type IdempotencyClaim =
   | { state: 'claimed' }
@@ -359,6 +448,7 @@ export interface Storage {
   outbox: JobOutboxRepo;
   users: UserRepo;
   sessions: SessionRepo;
+  oauth: OAuthRepo;
   /** Liveness of the database, for health checks. */
   ping(): Promise<void>;
   /** Migrations of this code the database has not applied yet (empty once start-up migrated it). */

@@ -4,6 +4,7 @@ import { type Database, migrateToLatest, openDatabase, pendingMigrations } from 
 import { SqlIcpRepo } from './icp-repo.ts';
 import { SqlIcpScoreRunRepo } from './icp-score-run-repo.ts';
 import { SqlOAuthIdentityRepo } from './oauth-identity-repo.ts';
+import { SqlOAuthRepo } from './oauth-repo.ts';
 import { SqlEnrichmentCache } from './cache-repo.ts';
 import { SqlCreditRepo } from './credit-repo.ts';
 import { SqlIdempotencyRepo } from './idempotency-repo.ts';
@@ -37,6 +38,7 @@ export async function openStorage(url: string, options: { migrate?: boolean; poo
     outbox: new SqlJobOutboxRepo(database),
     users: new SqlUserRepo(database),
     sessions: new SqlSessionRepo(database),
+    oauth: new SqlOAuthRepo(database),
     ping: async () => {
       await sql`SELECT 1`.execute(database.db);
     },

@@ -208,6 +208,64 @@ export interface OAuthIdentityTable {
   created_at: number;
 }
 
+/** The built-in authorization server (migration 016): secrets, codes and refresh tokens only as SHA-256. */
+export interface OAuthClientTable {
+  client_id: string;
+  secret_hash: string | null;
+  client_name: string;
+  /** JSON array. */
+  redirect_uris: string;
+  auth_method: string;
+  /** JSON: the registration as answered (RFC 7591). */
+  metadata: string;
+  created_at: number;
+}
+
+export interface OAuthCodeTable {
+  code_hash: string;
+  client_id: string;
+  client_name: string;
+  user_id: string;
+  workspace_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  resource: string;
+  scope: string;
+  expires_at: number;
+  used_at: ColumnType<number | null, number | null | undefined, number | null>;
+  grant_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface OAuthGrantTable {
+  id: string;
+  client_id: string;
+  client_name: string;
+  user_id: string;
+  workspace_id: string;
+  resource: string;
+  scope: string;
+  created_at: number;
+  last_used_at: number;
+  revoked_at: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface OAuthRefreshTokenTable {
+  token_hash: string;
+  grant_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface OAuthSigningKeyTable {
+  kid: string;
+  alg: string;
+  private_jwk: string;
+  public_jwk: string;
+  created_at: number;
+  retired_at: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
 /** A job a committed write started, not yet handed to the queue (migration 013); `payload` is JSON. */
 export interface JobOutboxTable {
   id: string;
@@ -248,4 +306,9 @@ export interface Tables {
   users: UserTable;
   memberships: MembershipTable;
   sessions: SessionTable;
+  oauth_clients: OAuthClientTable;
+  oauth_codes: OAuthCodeTable;
+  oauth_grants: OAuthGrantTable;
+  oauth_refresh_tokens: OAuthRefreshTokenTable;
+  oauth_signing_keys: OAuthSigningKeyTable;
 }

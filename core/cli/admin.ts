@@ -3,6 +3,7 @@ import { openStorage } from '../../adapters/storage/sql-storage.ts';
 import { openStatsBoard } from '../../adapters/metrics/worker-stats-boards.ts';
 import { openQueue } from '../../adapters/queue/open-queue.ts';
 import { type Config, loadConfig } from '../config.ts';
+import { KEY_OVERLAP_MS, SigningKeys } from '../oauth/signing-keys.ts';
 import { setLogLevel } from '../log.ts';
 import { configurePlans, isKnownPlan, planNames } from '../plans.ts';
 import { BalanceOverflowError, MAX_BALANCE } from '../credits/credit-types.ts';
@@ -34,6 +35,7 @@ const USAGE = `usage: bun run admin <command>
   jobs:retry --id JOB_ID | --all
   plan:set --workspace ID --plan P
   oauth:link --workspace ID --subject SUB [--issuer URL]   (MCP OAuth; issuer defaults to OAUTH_ISSUER)
+  oauth:rotate-keys               (a new signing key for access tokens; the old ones verify for another hour)
   user:create --email E --password P [--workspace ID] [--role owner|admin|member]
                                   (without --workspace: a new workspace of their own, as owner)
   user:password --email E --password P   (also signs them out everywhere)`;
@@ -278,6 +280,11 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
       const subject = need(values, 'subject');
       await storage.oauthIdentities.link({ issuer, subject, workspaceId: ws.id });
       return { workspace_id: ws.id, issuer, subject, linked: true };
+    }
+    case 'oauth:rotate-keys': {
+      // Every process signs with the new key within a minute and accepts its tokens at once (by key id).
+      const rotated = await new SigningKeys(storage.oauth).rotate();
+      return { kid: rotated.kid, retired: rotated.retired, retired_keys_verify_until: new Date(Date.now() + KEY_OVERLAP_MS).toISOString() };
     }
     case 'user:create': {
       const workspaceId = values.workspace;

@@ -4,6 +4,7 @@ import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
 import type { FoundSession } from '../storage.ts';
 import { CSRF_HEADER, csrfMatches, csrfRefusal, sessionOf } from '../services/sessions.ts';
+import { listConnections, revokeConnection } from '../oauth/connections.ts';
 import * as admin from '../services/workspace-admin.ts';
 import { errorResponse } from './error-response.ts';
 
@@ -25,7 +26,7 @@ async function jsonBody(request: Request): Promise<Record<string, unknown>> {
 /**
  * The console's own JSON routes (outside BASE_PATH, a signed-in session only, CSRF on every write):
  * the workspace's API keys and its members (DESIGN §9, Settings → Integrations → API and
- * Settings → Members). Not API operations: a key cannot manage keys, and agents get no tool for it.
+ * Settings → Members), and the person's connected applications (DESIGN §10, Settings → Connected apps). Not API operations: a key cannot manage keys, and agents get no tool for it.
  */
 export function accountRoutes(kernel: Kernel) {
   const { storage } = kernel;
@@ -90,6 +91,16 @@ export function accountRoutes(kernel: Kernel) {
     .delete(
       '/account/members/:user_id',
       route(204, (found, _r, p) => admin.removeMember(storage, found, p.user_id ?? '')),
+      hidden,
+    )
+    .get(
+      '/account/connections',
+      route(200, (found) => listConnections(kernel.oauth, found), false),
+      hidden,
+    )
+    .delete(
+      '/account/connections/:grant_id',
+      route(204, (found, _r, p) => revokeConnection(kernel.oauth, found, p.grant_id ?? '')),
       hidden,
     );
 }

@@ -17,7 +17,13 @@ export interface Cors {
   preflightHeaders(origin: string | null, methods: string[]): Record<string, string>;
 }
 
-export function cors(origins: string[]): Cors {
+/**
+ * The OAuth endpoints that browser-based MCP clients call from their own origin (discovery,
+ * registration, token, revocation, keys): open to every origin, since none reads a cookie.
+ */
+export const OPEN_CORS_HEADERS = 'content-type, authorization, mcp-protocol-version';
+
+export function cors(origins: string[], allowedHeaders = ALLOWED_HEADERS): Cors {
   const any = origins.includes('*');
   const listed = new Set(origins);
   const allowOrigin = (origin: string | null): string | null => {
@@ -43,7 +49,7 @@ export function cors(origins: string[]): Cors {
       return {
         ...headers,
         'access-control-allow-methods': methods.join(', '),
-        'access-control-allow-headers': ALLOWED_HEADERS,
+        'access-control-allow-headers': allowedHeaders,
         'access-control-max-age': PREFLIGHT_MAX_AGE_SECONDS,
       };
     },

@@ -20,6 +20,7 @@ import { routeMethods } from './route-methods.ts';
 import { signinRoutes } from './signin/signin-routes.ts';
 import { projectEventsRoute } from './project-events-route.ts';
 import { accountRoutes } from './account-routes.ts';
+import { OAUTH_OPEN_PATHS, OAUTH_ROUTES, oauthRoutes } from './oauth/oauth-routes.ts';
 import { CONSOLE_PAGES, consoleRoutes } from './console-routes.ts';
 
 /**
@@ -70,18 +71,22 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
       ['POST', '/account/members'],
       ['PATCH', '/account/members/{user_id}'],
       ['DELETE', '/account/members/{user_id}'],
+      ['GET', '/account/connections'],
+      ['DELETE', '/account/connections/{grant_id}'],
+      ...OAUTH_ROUTES,
     ].map(([method, path]) => ({ method: method as string, path: path as string })),
   ]);
   const app = new Elysia({ name: 'workflow-rest' })
     // The later wrap runs outside the earlier one: the access log (one line and an x-request-id
     // for every request, whatever answers it) sees what the edge refuses before routing.
-    .wrap(restEdge(kernel.config, routes) as never)
+    .wrap(restEdge(kernel.config, routes, OAUTH_OPEN_PATHS) as never)
     .wrap(((fn: Parameters<typeof accessLog>[0]) => accessLog(closingWhileDraining(kernel.lifecycle, fn))) as never)
     .use(apiDocs(kernel.config))
     .use(healthRoutes(kernel))
     .use(signinRoutes(kernel))
     .use(projectEventsRoute(kernel))
     .use(accountRoutes(kernel))
+    .use(oauthRoutes(kernel))
     .use(consoleRoutes(kernel));
 
   // Operators' view of the queues (Prometheus text). Outside BASE_PATH, like every scrape target.

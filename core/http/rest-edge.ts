@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import { ServiceError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { accessRecord } from './access-log.ts';
-import { cors } from './cors.ts';
+import { cors, OPEN_CORS_HEADERS } from './cors.ts';
 import { errorResponse } from './error-response.ts';
 import { pathOf, withHeaders } from './messages.ts';
 import { headerBlockRefusal } from './request-checks.ts';
@@ -13,15 +13,23 @@ type Handler = (request: Request) => unknown;
 /**
  * What the REST door answers before routing, and adds to every answer after it: a JSON 431 for a
  * URL and headers over MAX_HEADER_BYTES, OPTIONS (CORS preflight or not) and 405 + Allow for a known
- * path asked with another method, then the CORS headers of CORS_ORIGINS on whatever answered.
+ * path asked with another method, then the CORS headers of CORS_ORIGINS on whatever answered
+ * (of every origin on `openPaths`, the OAuth endpoints that no cookie reaches).
  * An Elysia higher-order function, run inside the access log (which names every answer's id).
  */
-export function restEdge(config: Pick<Config, 'corsOrigins' | 'maxHeaderBytes' | 'basePath'>, routes: RouteMethods) {
-  const policy = cors(config.corsOrigins);
+export function restEdge(
+  config: Pick<Config, 'corsOrigins' | 'maxHeaderBytes' | 'basePath'>,
+  routes: RouteMethods,
+  openPaths: ReadonlySet<string> = new Set(),
+) {
+  const configured = cors(config.corsOrigins);
+  const open = cors(['*'], OPEN_CORS_HEADERS);
   const searchPath = `${config.basePath}/projects/{project_id}/rows/search`;
   return (fn: Handler): Handler =>
     (request: Request) => {
       const origin = request.headers.get('origin');
+      const path = pathOf(request.url);
+      const policy = openPaths.has(path) ? open : configured;
       const answer = (res: Response, headers: Record<string, string> = {}) =>
         withHeaders(res, { ...headers, ...policy.answerHeaders(origin) });
       const refuse = (e: ServiceError, headers: Record<string, string> = {}) =>
@@ -29,7 +37,6 @@ export function restEdge(config: Pick<Config, 'corsOrigins' | 'maxHeaderBytes' |
 
       const tooLarge = headerBlockRefusal(request, config.maxHeaderBytes, searchPath);
       if (tooLarge) return refuse(tooLarge);
-      const path = pathOf(request.url);
       const methods = routes.allowed(path);
       if (methods) {
         const allow = methods.join(', ');

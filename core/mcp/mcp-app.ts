@@ -15,7 +15,7 @@ import { errorEnvelope, failureEnvelope } from './envelope.ts';
 import { type McpAuthContext, type McpCaller, authenticateMcp } from './mcp-auth.ts';
 import { createMcpServer } from './mcp-server.ts';
 import { corsHeaders, type OriginGuard } from './origin-guard.ts';
-import { type McpUrls, protectedResourceMetadata } from './resource-urls.ts';
+import { MCP_SCOPES, type McpUrls, protectedResourceMetadata } from './resource-urls.ts';
 import { statusPage } from './status-page.ts';
 import type { McpTool } from './tool-table.ts';
 
@@ -34,7 +34,7 @@ export interface McpHostContext {
 /** HTTP 401 with the RFC 9728 pointer, and the `unauthorized` envelope as body. */
 function unauthorizedResponse(e: ServiceError, urls: McpUrls, presented: boolean, requestId: string): Response {
   const description = String((e.detail as { message?: string }).message ?? e.message).replace(/["\\]/g, "'");
-  const challenge = [`Bearer resource_metadata="${urls.metadataUrl}"`];
+  const challenge = [`Bearer resource_metadata="${urls.metadataUrl}"`, `scope="${MCP_SCOPES.join(' ')}"`];
   if (presented) challenge.push('error="invalid_token"', `error_description="${description}"`);
   return Response.json(errorEnvelope(e, requestId), { status: 401, headers: { 'www-authenticate': challenge.join(', ') } });
 }
@@ -172,7 +172,10 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
 export function mcpApp(kernel: Kernel, context: () => McpHostContext) {
   const metadata = () => {
     const ctx = context();
-    return Response.json(protectedResourceMetadata(ctx.kernel.config, ctx.urls), { headers: { 'cache-control': 'public, max-age=3600' } });
+    return Response.json(protectedResourceMetadata(ctx.kernel.config, ctx.urls, ctx.kernel.oauth.issuer), {
+      // Public facts: browser-based clients (the MCP Inspector) read them from another origin.
+      headers: { 'cache-control': 'public, max-age=3600', 'access-control-allow-origin': '*' },
+    });
   };
   const mcp = async ({ request }: { request: Request }) => {
     const ctx = context();
@@ -204,8 +207,7 @@ export function mcpApp(kernel: Kernel, context: () => McpHostContext) {
       .all('/mcp', mcp, { parse: 'none' })
       .all('/mcp/', mcp, { parse: 'none' })
       .onError(({ code, error, request }) => {
-        if (code === 'NOT_FOUND')
-          return Response.json({ status: 404, detail: 'No such route; the MCP endpoint is /mcp/' }, { status: 404 });
+        if (code === 'NOT_FOUND') return Response.json({ status: 404, detail: 'No such route; the MCP endpoint is /mcp' }, { status: 404 });
         const failure = failureOf(error, accessRecord(request)?.id ?? newId());
         return Response.json(failureEnvelope(failure), { status: failure.status, headers: failure.headers });
       })

@@ -19,7 +19,7 @@ export interface McpCaller extends Caller {
 
 export interface McpAuthContext {
   kernel: Kernel;
-  /** Absent when OAUTH_ISSUER is not set: bearer JWTs are then refused. */
+  /** OAUTH_ISSUER's tokens; absent when it is not set (the built-in issuer's are verified by kernel.oauth). */
   verifyJwt?: JwtVerifier;
   resource: string;
 }
@@ -93,10 +93,16 @@ export async function authenticateMcp(ctx: McpAuthContext, request: Request, who
     return { token: key, clientId: 'service-api-key', scopes: [], resource, extra: { caller: await viaApiKey(ctx, key, who, projectId) } };
   }
   if (!bearer) {
-    throw unauthorized('Missing credentials: send the service-api-key header, or an OAuth access token as "Authorization: Bearer <token>"');
+    throw unauthorized(
+      'Missing credentials: send the service-api-key header, or sign in through the browser (OAuth; clients find the authorization server in the resource metadata)',
+    );
   }
-  if (!ctx.verifyJwt) throw unauthorized('This server accepts no OAuth tokens (OAUTH_ISSUER is not set); use the service-api-key header');
-  const payload = await ctx.verifyJwt(bearer);
+  // The built-in issuer's tokens are checked against the stored keys here; OAUTH_ISSUER's by its JWKS.
+  const builtIn = ctx.kernel.oauth.issued(bearer);
+  if (!builtIn && !ctx.verifyJwt) {
+    throw unauthorized(`This token was not issued by this service (${ctx.kernel.oauth.issuer}) and OAUTH_ISSUER is not set: sign in again`);
+  }
+  const payload = builtIn ? await ctx.kernel.oauth.verify(bearer) : await (ctx.verifyJwt as JwtVerifier)(bearer);
   const caller = await viaJwt(ctx, payload);
   if (who && caller.workspace) who.workspaceId = caller.workspace.id;
   const clientId = [payload.client_id, payload.azp, payload.sub].find((v): v is string => typeof v === 'string') ?? 'oauth';

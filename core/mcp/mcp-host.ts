@@ -9,8 +9,10 @@ import { acceptedAudiences, mcpUrls } from './resource-urls.ts';
 import { buildTools } from './tool-table.ts';
 
 export interface RunningMcpHost {
-  /** Where this process serves MCP, e.g. http://127.0.0.1:3001/mcp/. */
+  /** Where this process serves MCP, e.g. http://127.0.0.1:3001/mcp. */
   url: string;
+  /** The canonical resource (MCP_RESOURCE_URL, else `url`), the audience of access tokens. */
+  resource: string;
   stop(): Promise<void>;
 }
 
@@ -49,5 +51,9 @@ export function startMcpHost(kernel: Kernel, ops: AnyOperation[]): RunningMcpHos
     allowed_origins: config.mcpAllowedOrigins,
   });
   const listener = app.server ?? undefined;
-  return { url: urls.mcpUrl, stop: async () => void (await stopGracefully(listener, config.shutdownGraceMs, 'mcp')) };
+  return {
+    url: urls.mcpUrl,
+    resource: urls.resource,
+    stop: async () => void (await stopGracefully(listener, config.shutdownGraceMs, 'mcp')),
+  };
 }

@@ -29,7 +29,8 @@ describe.each(DIALECTS)('MCP OAuth bearer tokens on %s', (dialect) => {
     const meta = await (await fetch(new URL('/.well-known/oauth-protected-resource/mcp', t.mcpUrl))).json();
     expect(meta).toEqual({
       resource: t.mcpUrl,
-      authorization_servers: [issuer.issuer],
+      // The built-in issuer first (the REST host), then OAUTH_ISSUER: tokens of both are accepted.
+      authorization_servers: [new URL(t.url).origin, issuer.issuer],
       bearer_methods_supported: ['header'],
       scopes_supported: ['workflow'],
       resource_name: 'Workflow Service MCP',
@@ -108,7 +109,7 @@ describe.each(DIALECTS)('MCP OAuth bearer tokens on %s', (dialect) => {
   }
 });
 
-test('without OAUTH_ISSUER a bearer JWT is refused with 401 and the metadata lists no authorization server', async () => {
+test('without OAUTH_ISSUER a foreign bearer JWT is refused with 401 and the metadata lists the built-in issuer alone', async () => {
   const issuer = await startTestIssuer();
   const t = await startMcpTestService('sqlite');
   try {
@@ -117,7 +118,7 @@ test('without OAUTH_ISSUER a bearer JWT is refused with 401 and the metadata lis
     expect(res.status).toBe(401);
     expect((await res.json()).detail.message).toContain('OAUTH_ISSUER');
     const meta = await (await fetch(new URL('/.well-known/oauth-protected-resource', t.mcpUrl))).json();
-    expect(meta.authorization_servers).toEqual([]);
+    expect(meta.authorization_servers).toEqual([new URL(t.url).origin]);
   } finally {
     await t.stop();
     issuer.stop();

@@ -95,12 +95,12 @@ describe('MCP host routes that need no credentials', () => {
     }
   });
 
-  test('MCP_RESOURCE_URL (behind a proxy) becomes the resource and the audience', async () => {
+  test('MCP_RESOURCE_URL (behind a proxy) becomes the resource (canonical, without its slash) and the audience', async () => {
     const proxied = await startMcpTestService('sqlite', { MCP_RESOURCE_URL: 'https://mcp.example.com/mcp/' });
     try {
       const origin2 = new URL(proxied.mcpUrl).origin;
       const meta = await (await fetch(`${origin2}/.well-known/oauth-protected-resource/mcp`)).json();
-      expect(meta.resource).toBe('https://mcp.example.com/mcp/');
+      expect(meta.resource).toBe('https://mcp.example.com/mcp');
       const res = await fetch(proxied.mcpUrl, { method: 'POST' });
       expect(res.headers.get('www-authenticate')).toContain(
         'resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"',

@@ -14,6 +14,7 @@ import { filterTotals } from './012-filter-totals.ts';
 import { jobOutbox } from './013-job-outbox.ts';
 import { rowChanges } from './014-row-changes.ts';
 import { accounts } from './015-accounts.ts';
+import { oauthServer } from './016-oauth-server.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(types: SchemaTypes): MigrationProvider {
@@ -34,6 +35,7 @@ export function migrationProvider(types: SchemaTypes): MigrationProvider {
         '013-job-outbox': jobOutbox(types),
         '014-row-changes': rowChanges(types),
         '015-accounts': accounts(types),
+        '016-oauth-server': oauthServer(types),
       };
     },
   };

@@ -16,7 +16,11 @@ export function safeNext(raw: string | null | undefined): string {
 }
 
 /** The client's address: the socket's, or with TRUST_PROXY the one the proxy appended to X-Forwarded-For. */
-function clientAddress(kernel: Kernel, request: Request, server: { requestIP(r: Request): { address: string } | null } | null): string {
+export function clientAddress(
+  kernel: Kernel,
+  request: Request,
+  server: { requestIP(r: Request): { address: string } | null } | null,
+): string {
   if (kernel.config.trustProxy) {
     const hops = (request.headers.get('x-forwarded-for') ?? '').split(',').map((s) => s.trim());
     const last = hops[hops.length - 1];
@@ -26,7 +30,7 @@ function clientAddress(kernel: Kernel, request: Request, server: { requestIP(r: 
 }
 
 /** A browser's POST from another site carries that site's Origin: refused (login CSRF). */
-function sameOrigin(kernel: Kernel, request: Request): boolean {
+export function sameOrigin(kernel: Kernel, request: Request): boolean {
   const origin = request.headers.get('origin');
   if (!origin) return true;
   const own = [new URL(request.url).origin, kernel.config.publicUrl && new URL(kernel.config.publicUrl).origin];

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { type JWTPayload, SignJWT, decodeJwt, errors, jwtVerify } from 'jose';
+import { ServiceError } from '../errors.ts';
+import type { OAuthGrantRecord, OAuthRepo } from '../storage.ts';
+import { SigningKeys } from './signing-keys.ts';
+
+export const ACCESS_TOKEN_SECONDS = 3600;
+/** How long a process trusts that a grant is live before asking the database again. */
+const GRANT_CHECK_MS = 30_000;
+
+/** Where the server lives: known once the listeners have their ports (PORT=0 in tests). */
+export interface OAuthAddresses {
+  /** The issuer: PUBLIC_URL or the REST host's address. */
+  issuer: string;
+  /** The MCP resource, canonical (no trailing slash). */
+  resource: string;
+}
+
+/**
+ * The built-in authorization server's state in one process (../shared/DESIGN.md §10): its
+ * addresses, its signing keys, and which grants are live. The REST host issues tokens with it; the
+ * MCP host verifies them with it against the stored keys, with no HTTP round trip and no cooldown.
+ */
+export class OAuthServer {
+  readonly keys: SigningKeys;
+  private addresses: OAuthAddresses | undefined;
+  private readonly liveGrants = new Map<string, { live: boolean; until: number }>();
+
+  constructor(
+    readonly repo: OAuthRepo,
+    /** Access-token lifetime in seconds (OAUTH_ACCESS_TOKEN_SECONDS; an hour by default). */
+    readonly accessTokenSeconds = ACCESS_TOKEN_SECONDS,
+  ) {
+    this.keys = new SigningKeys(repo);
+  }
+
+  bind(addresses: OAuthAddresses): void {
+    this.addresses = { issuer: addresses.issuer, resource: addresses.resource.replace(/\/+$/, '') };
+  }
+
+  get issuer(): string {
+    if (!this.addresses) throw new ServiceError('unavailable', 'The service is still starting; retry in a moment');
+    return this.addresses.issuer;
+  }
+
+  get resource(): string {
+    if (!this.addresses) throw new ServiceError('unavailable', 'The service is still starting; retry in a moment');
+    return this.addresses.resource;
+  }
+
+  /** The MCP endpoint answers at /mcp and /mcp/: either names it as a `resource` and an audience. */
+  isResource(value: string): boolean {
+    return value.replace(/\/+$/, '') === this.resource;
+  }
+
+  /** A JWT access token for a grant (RFC 9068 shape): `aud` the resource asked for, `sub` the person, `workspace_id`. */
+  async accessToken(grant: OAuthGrantRecord, resource: string): Promise<string> {
+    const { kid, alg, key } = await this.keys.current();
+    return new SignJWT({ workspace_id: grant.workspaceId, client_id: grant.clientId, scope: grant.scope, grant_id: grant.id })
+      .setProtectedHeader({ alg, kid, typ: 'at+jwt' })
+      .setIssuer(this.issuer)
+      .setSubject(grant.userId)
+      .setAudience(resource)
+      .setIssuedAt()
+      .setExpirationTime(`${this.accessTokenSeconds}s`)
+      .setJti(randomUUID())
+      .sign(key);
+  }
+
+  /** Whether a bearer JWT claims to come from this server (read unverified, to choose how to verify it). */
+  issued(token: string): boolean {
+    try {
+      return this.addresses !== undefined && decodeJwt(token).iss === this.addresses.issuer;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Verifies an access token of this server: signature by one of its keys, issuer, audience (the
+   * MCP resource, with or without its slash), expiry, and that its grant is still live.
+   */
+  async verify(token: string): Promise<JWTPayload> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(
+        token,
+        async (header) => {
+          const key = await this.keys.verifying(header.kid);
+          if (!key) throw new errors.JWKSNoMatchingKey();
+          return key;
+        },
+        { issuer: this.issuer, audience: [this.resource, `${this.resource}/`], requiredClaims: ['exp', 'sub'], typ: 'at+jwt' },
+      ));
+    } catch (e) {
+      if (e instanceof errors.JOSEError) {
+        throw new ServiceError('unauthorized', { message: `Invalid access token: ${e.message}`, reason: e.code });
+      }
+      throw e;
+    }
+    const grantId = typeof payload.grant_id === 'string' ? payload.grant_id : '';
+    if (!(await this.grantIsLive(grantId))) {
+      throw new ServiceError('unauthorized', {
+        message: 'The access token was revoked (the connection was removed, or its person left the workspace); sign in again',
+        reason: 'revoked',
+      });
+    }
+    return payload;
+  }
+
+  /** Live grants are cached for 30 s per process: a revocation reaches every process within a minute. */
+  async grantIsLive(id: string): Promise<boolean> {
+    const now = Date.now();
+    const cached = this.liveGrants.get(id);
+    if (cached && cached.until > now) return cached.live;
+    const live = id !== '' && (await this.repo.grantIsLive(id));
+    if (this.liveGrants.size > 10_000) this.liveGrants.clear();
+    this.liveGrants.set(id, { live, until: now + GRANT_CHECK_MS });
+    return live;
+  }
+
+  /** Revokes a grant: this process stops its tokens at once, the others within GRANT_CHECK_MS. */
+  async revokeGrant(id: string): Promise<boolean> {
+    const revoked = await this.repo.revokeGrant(id, Date.now());
+    this.liveGrants.set(id, { live: false, until: Date.now() + GRANT_CHECK_MS });
+    return revoked;
+  }
+}

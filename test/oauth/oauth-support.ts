@@ -1,0 +1,86 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createUser } from '../../core/services/accounts.ts';
+import type { Storage } from '../../core/storage.ts';
+
+/** A PKCE pair (RFC 7636, S256). */
+export function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** A person with a password, a member of `workspaceId` (or owner of a new workspace). */
+export async function person(storage: Storage, email: string, workspaceId?: string) {
+  const password = 'correct horse battery staple';
+  const made = await createUser(storage, { email, password, workspaceId, newWorkspace: { plan: 'pro' } });
+  return { ...made, email, password };
+}
+
+const unescapeHtml = (s: string) => s.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
+
+/** The hidden fields of a page's form, as a browser would post them. */
+export function hiddenFields(page: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const m of page.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g))
+    fields[unescapeHtml(m[1] ?? '')] = unescapeHtml(m[2] ?? '');
+  return fields;
+}
+
+/** What an error page says (its alert), or the start of the page. */
+export const pageError = (html: string) => unescapeHtml(/role="alert">([^<]*)</.exec(html)?.[1] ?? html.slice(0, 300));
+
+/** A browser reduced to what the flow needs: one cookie, forms posted with this site's Origin, no redirects followed. */
+export class FormBrowser {
+  cookie = '';
+  constructor(readonly origin: string) {}
+
+  async signIn(email: string, password: string): Promise<void> {
+    const res = await fetch(`${this.origin}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: this.origin },
+      body: new URLSearchParams({ email, password, next: '/' }),
+    });
+    if (res.status !== 303) throw new Error(`sign-in answered ${res.status}: ${await res.text()}`);
+    this.cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  }
+
+  get(url: string): Promise<Response> {
+    return fetch(url, { redirect: 'manual', headers: this.cookie ? { cookie: this.cookie } : {} });
+  }
+
+  post(path: string, fields: Record<string, string>): Promise<Response> {
+    return fetch(`${this.origin}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: this.origin,
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+      },
+      body: new URLSearchParams(fields),
+    });
+  }
+
+  /** Opens an authorization URL, reads the consent page and answers it: the Location the server sends the browser to. */
+  async consent(authorizeUrl: string, decision: 'allow' | 'deny', workspaceId?: string): Promise<URL> {
+    const page = await this.get(authorizeUrl);
+    const html = await page.text();
+    if (page.status !== 200) throw new Error(`the authorization page answered ${page.status}: ${pageError(html)}`);
+    const fields = hiddenFields(html);
+    const answer = await this.post('/oauth/authorize', { ...fields, decision, ...(workspaceId ? { workspace_id: workspaceId } : {}) });
+    const location = answer.headers.get('location');
+    if (answer.status !== 303 || !location) throw new Error(`the consent answered ${answer.status}: ${pageError(await answer.text())}`);
+    return new URL(location);
+  }
+}
+
+/** POST a form to the token (or revocation) endpoint; answers the status and the JSON body. */
+export async function postForm(url: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+}
