@@ -351,6 +351,51 @@ describe.each(DIALECTS)('OAuth authorization server on %s', (dialect) => {
     expect(native.status).toBe(201);
   });
 
+  test('a URL client_id reads its Client ID Metadata Document (fetched under the network policy)', async () => {
+    const documents = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch(request) {
+        const url = new URL(request.url);
+        const id = url.href;
+        if (url.pathname === '/good.json')
+          return Response.json({ client_id: id, client_name: 'Documented Agent', redirect_uris: [REDIRECT] });
+        return Response.json({ client_id: 'https://someone.else/client.json', client_name: 'Impostor', redirect_uris: [REDIRECT] });
+      },
+    });
+    const before = process.env.ALLOW_PRIVATE_NETWORK;
+    try {
+      const good = `http://127.0.0.1:${documents.port}/good.json`;
+      const browser = new FormBrowser(origin);
+      await browser.signIn(alice.email, alice.password);
+      // This server reaches loopback addresses only where ALLOW_PRIVATE_NETWORK opens them.
+      delete process.env.ALLOW_PRIVATE_NETWORK;
+      const closed = await browser.get(authorizeUrl(good, pkce().challenge));
+      expect(closed.status).toBe(400);
+      process.env.ALLOW_PRIVATE_NETWORK = '1';
+      const pair = pkce();
+      expect(await (await browser.get(authorizeUrl(good, pair.challenge))).text()).toContain('Connect Documented Agent');
+      const back = await browser.consent(authorizeUrl(good, pair.challenge), 'allow');
+      const tokens = await postForm(`${origin}/oauth/token`, {
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code') as string,
+        redirect_uri: REDIRECT,
+        client_id: good,
+        code_verifier: pair.verifier,
+      });
+      expect(tokens.status).toBe(200);
+      expect(decodeJwt(tokens.body.access_token).client_id).toBe(good);
+      // A document that names another client_id is not this client's.
+      const impostor = await browser.get(authorizeUrl(`http://127.0.0.1:${documents.port}/impostor.json`, pkce().challenge));
+      expect(impostor.status).toBe(400);
+      expect(await impostor.text()).toContain('names client_id');
+    } finally {
+      if (before === undefined) delete process.env.ALLOW_PRIVATE_NETWORK;
+      else process.env.ALLOW_PRIVATE_NETWORK = before;
+      documents.stop(true);
+    }
+  });
+
   test('a confidential client authenticates with its secret (Basic or in the form)', async () => {
     const client = (await register({ token_endpoint_auth_method: 'client_secret_basic' })).body;
     expect(client.client_secret).toMatch(/^wfcs_/);

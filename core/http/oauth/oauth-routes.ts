@@ -47,8 +47,10 @@ const html = (body: string, status = 200) =>
       ...NO_STORE,
       // The consent page is never framed: a page of another site could lay it under a decoy button.
       'x-frame-options': 'DENY',
-      'content-security-policy': "frame-ancestors 'none'; form-action 'self'",
-      'referrer-policy': 'no-referrer',
+      // No form-action: browsers apply it to the redirect that follows the form, to the client's own address.
+      'content-security-policy': "frame-ancestors 'none'",
+      // Not no-referrer: Chromium then sends "Origin: null" with the consent form, which the origin check refuses.
+      'referrer-policy': 'same-origin',
     },
   });
 
