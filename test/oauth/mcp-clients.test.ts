@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import { issueApiKey } from '../../core/services/api-keys.ts';
 import { freePort } from '../support/free-port.ts';
 import { type McpTestService, startMcpTestService } from '../mcp/mcp-support.ts';
 import { person, postForm } from './oauth-support.ts';
@@ -51,13 +52,19 @@ class MemoryProvider implements OAuthClientProvider {
     };
   }
   clientInformation = () => this.info;
-  saveClientInformation = (info: OAuthClientInformationMixed) => void (this.info = info);
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info;
+  }
   tokens = () => this.saved.at(-1);
   saveTokens = (tokens: OAuthTokens) => void this.saved.push(tokens);
   redirectToAuthorization = (url: URL) => void this.opened.push(url);
-  saveCodeVerifier = (v: string) => void (this.verifier = v);
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
   codeVerifier = () => this.verifier;
-  saveDiscoveryState = (state: unknown) => void (this.discovery = state);
+  saveDiscoveryState(state: unknown) {
+    this.discovery = state;
+  }
   /** What the SDK forgets after invalid_grant ('tokens') or invalid_client ('all'). */
   invalidateCredentials = (scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') => {
     if (scope === 'all' || scope === 'tokens') this.saved = [];
