@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -90,6 +91,45 @@ try {
   await page.goto(`${origin}/settings/members`);
   await page.getByRole('heading', { name: 'Add a member' }).waitFor();
   await shot('settings-members');
+  // Browser sign-in of an MCP client: its consent page, then its entry under Connected apps.
+  const redirect = 'http://127.0.0.1:33418/oauth/callback';
+  const client = (await (
+    await fetch(`${origin}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Claude', redirect_uris: [redirect], token_endpoint_auth_method: 'none' }),
+    })
+  ).json()) as { client_id: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const authorize = new URL(`${origin}/oauth/authorize`);
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: redirect,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    resource: service.mcpUrl as string,
+  }))
+    authorize.searchParams.set(k, v);
+  await page.goto(authorize.href);
+  await shot('oauth-consent');
+  const callback = page.waitForRequest((r) => r.url().startsWith(redirect));
+  await page.getByRole('button', { name: 'Allow' }).click();
+  const code = new URL((await callback).url()).searchParams.get('code') as string;
+  await fetch(`${origin}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirect,
+      client_id: client.client_id,
+      code_verifier: verifier,
+    }),
+  });
+  await page.goto(`${origin}/settings/connections`);
+  await page.getByRole('button', { name: 'Disconnect Claude' }).waitFor();
+  await shot('settings-connections');
   console.log(`screenshots in ${OUT}`);
 } finally {
   await browser.close();

@@ -6,6 +6,7 @@ import { ProjectTablePage } from './pages/project-table.tsx';
 import { ApiKeysPage } from './pages/settings-api.tsx';
 import { CreditsPage } from './pages/settings-credits.tsx';
 import { MembersPage } from './pages/settings-members.tsx';
+import { ConnectionsPage } from './pages/settings-connections.tsx';
 import { location$ } from './router.ts';
 import './styles.css';
 
@@ -21,6 +22,7 @@ function Page() {
   if (url.pathname === '/settings/integration') return <ApiKeysPage />;
   if (url.pathname === '/settings/credits') return <CreditsPage />;
   if (url.pathname === '/settings/members') return <MembersPage />;
+  if (url.pathname === '/settings/connections') return <ConnectionsPage />;
   return (
     <main class="page">
       <h1>Not found</h1>
@@ -44,6 +46,7 @@ function Layout() {
           <a href="/settings/integration?tab=api">API keys</a>
           <a href="/settings/credits">Credits</a>
           <a href="/settings/members">Members</a>
+          <a href="/settings/connections">Connected apps</a>
         </nav>
         <div class="who">
           <span>

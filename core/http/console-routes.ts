@@ -6,7 +6,15 @@ import { log } from '../log.ts';
 import { sessionOf } from '../services/sessions.ts';
 
 /** The console's pages (one shell; the browser picks the page), outside BASE_PATH (DESIGN §9). */
-export const CONSOLE_PAGES = ['/', '/projects', '/projects/:project_id', '/settings/integration', '/settings/credits', '/settings/members'];
+export const CONSOLE_PAGES = [
+  '/',
+  '/projects',
+  '/projects/:project_id',
+  '/settings/integration',
+  '/settings/credits',
+  '/settings/members',
+  '/settings/connections',
+];
 
 const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
 
@@ -35,8 +43,9 @@ ${bundle.style ? `<link rel="stylesheet" href="/console/assets/${bundle.style}">
  * for a signed-in person (the sign-in page otherwise), and its content-hashed assets, cached for good.
  */
 export function consoleRoutes(kernel: Kernel) {
-  const { basePath, mcpResourceUrl, host, mcpPort } = kernel.config;
-  const boot = { basePath, mcpUrl: mcpResourceUrl ?? `http://${host}:${mcpPort}/mcp/` };
+  const { basePath } = kernel.config;
+  // The MCP resource is known once the MCP host listens (MCP_PORT=0 picks a port).
+  const boot = () => ({ basePath, mcpUrl: kernel.oauth.resource });
   let bundle: Promise<ConsoleBundle> | undefined;
   const built = () => {
     bundle ??= ensureConsoleBuilt().catch((e) => {
@@ -52,7 +61,7 @@ export function consoleRoutes(kernel: Kernel) {
     if (!found)
       return new Response(null, { status: 303, headers: { location: `/login?next=${encodeURIComponent(url.pathname + url.search)}` } });
     try {
-      return new Response(shell(await built(), boot), {
+      return new Response(shell(await built(), boot()), {
         headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
       });
     } catch {

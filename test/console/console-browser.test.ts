@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { issueApiKey } from '../../core/services/api-keys.ts';
+import { connectAgent } from '../oauth/oauth-support.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 
 /**
@@ -347,6 +348,48 @@ describe('the console in Chromium', () => {
     expect(await page.getByLabel('Role of new.person@example.com').inputValue()).toBe('admin');
     await page.getByRole('button', { name: 'Remove new.person@example.com' }).click();
     await page.getByLabel('Role of new.person@example.com').waitFor({ state: 'detached' });
+  });
+
+  test('Settings → Connected apps lists an application connected by browser sign-in; Disconnect stops its token', async () => {
+    const mcpUrl = t.service.mcpUrl as string;
+    const { client, tokens } = await connectAgent(origin, mcpUrl, OWNER, 'Console Test Agent');
+    // The consent page the agent's authorization request shows (no JavaScript, no console bundle) passes axe too.
+    const consent = new URL(`${origin}/oauth/authorize`);
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: 'http://127.0.0.1:43124/callback',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+      resource: mcpUrl,
+    }))
+      consent.searchParams.set(k, v);
+    await page.goto(consent.href);
+    await page.getByRole('button', { name: 'Allow' }).waitFor();
+    await accessible('OAuth consent page');
+    const mcpStatus = async () =>
+      (
+        await fetch(mcpUrl, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${tokens.access_token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        })
+      ).status;
+    expect(await mcpStatus()).toBe(200);
+    await page.goto(`${origin}/settings/integration?tab=api`);
+    expect(await page.getByTestId('mcp-url').textContent()).toBe(mcpUrl);
+    await page.getByRole('link', { name: 'Connected apps' }).first().click();
+    await page.getByRole('heading', { name: 'Settings · Connected apps' }).waitFor();
+    await page.getByRole('cell', { name: /^Console Test Agent/ }).waitFor();
+    await accessible('Connected apps page');
+    await page.getByRole('button', { name: 'Disconnect Console Test Agent' }).click();
+    await page.getByText('Console Test Agent is disconnected').waitFor();
+    expect(await mcpStatus()).toBe(401);
+    await page.getByText('No application is connected to this workspace.').waitFor();
   });
 
   test('a 100,000-row project scrolls to its end, and Go to row jumps anywhere', async () => {

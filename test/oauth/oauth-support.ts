@@ -84,3 +84,40 @@ export async function postForm(url: string, fields: Record<string, string>, head
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
 }
+
+/**
+ * What a client application does to connect, with a person's consent given by form: registers,
+ * has the person sign in and Allow, exchanges the code. Answers the client and its tokens.
+ */
+export async function connectAgent(origin: string, resource: string, who: { email: string; password: string }, clientName: string) {
+  const redirectUri = 'http://127.0.0.1:43124/callback';
+  const res = await fetch(`${origin}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: clientName, redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+  });
+  const client = (await res.json()) as { client_id: string };
+  const browser = new FormBrowser(origin);
+  await browser.signIn(who.email, who.password);
+  const { verifier, challenge } = pkce();
+  const url = new URL(`${origin}/oauth/authorize`);
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource,
+  }))
+    url.searchParams.set(k, v);
+  const back = await browser.consent(url.href, 'allow');
+  const tokens = await postForm(`${origin}/oauth/token`, {
+    grant_type: 'authorization_code',
+    code: back.searchParams.get('code') as string,
+    redirect_uri: redirectUri,
+    client_id: client.client_id,
+    code_verifier: verifier,
+  });
+  if (tokens.status !== 200) throw new Error(`the token endpoint answered ${tokens.status}: ${JSON.stringify(tokens.body)}`);
+  return { client, tokens: tokens.body as { access_token: string; refresh_token: string } };
+}

@@ -136,7 +136,12 @@ export function ApiKeysPage() {
       )}
       <section aria-labelledby="mcp-title">
         <h2 id="mcp-title">MCP clients</h2>
-        <p>Paste this into your MCP client's configuration (Claude Desktop, Cursor…), with one of your keys:</p>
+        <p>
+          Clients that sign in with the browser (Claude, Cursor, the MCP Inspector) need only the URL{' '}
+          <code data-testid="mcp-url">{boot.mcpUrl}</code>: they open this site, you sign in and choose Allow. They are listed under{' '}
+          <a href="/settings/connections">Connected apps</a>.
+        </p>
+        <p>For programs and clients without browser sign-in, paste this into their configuration, with one of your keys:</p>
         <pre data-testid="mcp-config">{mcp}</pre>
         <CopyButton text={mcp} label="Copy configuration" />
       </section>
