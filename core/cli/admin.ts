@@ -282,7 +282,7 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
       return { workspace_id: ws.id, issuer, subject, linked: true };
     }
     case 'oauth:rotate-keys': {
-      // Every process signs with the new key within a minute and accepts its tokens at once (by key id).
+      // Every process signs the next token with the new key (keys are read per token) and accepts it at once (by key id).
       const rotated = await new SigningKeys(storage.oauth).rotate();
       return { kid: rotated.kid, retired: rotated.retired, retired_keys_verify_until: new Date(Date.now() + KEY_OVERLAP_MS).toISOString() };
     }

@@ -195,7 +195,9 @@ export function mcpApp(kernel: Kernel, context: () => McpHostContext) {
       .wrap(((fn: Parameters<typeof accessLog>[0]) => accessLog(closingWhileDraining(kernel.lifecycle, fn))) as never)
       .get('/', () => {
         const ctx = context();
-        return new Response(statusPage(ctx.urls, ctx.tools.length), { headers: { 'content-type': 'text/html; charset=utf-8' } });
+        return new Response(statusPage(ctx.urls, ctx.tools.length, ctx.kernel.oauth.issuer), {
+          headers: { 'content-type': 'text/html; charset=utf-8' },
+        });
       })
       // GET /health and /ready, as on the REST host, for the balancer in front of MCP processes.
       .use(healthRoutes(kernel))

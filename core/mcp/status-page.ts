@@ -3,9 +3,10 @@ import type { McpUrls } from './resource-urls.ts';
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** GET / on the MCP host: what a person opening the address in a browser needs to connect a client. */
-export function statusPage(urls: McpUrls, toolCount: number): string {
+export function statusPage(urls: McpUrls, toolCount: number, issuer: string): string {
   const mcp = escapeHtml(urls.resource);
   const meta = escapeHtml(urls.metadataUrl);
+  const server = escapeHtml(`${issuer}/.well-known/oauth-authorization-server`);
   const entry = escapeHtml(
     JSON.stringify(
       { mcpServers: { workflow: { type: 'http', url: urls.resource, headers: { 'service-api-key': '<API_KEY>' } } } },
@@ -27,10 +28,12 @@ export function statusPage(urls: McpUrls, toolCount: number): string {
 <ul>
 <li>MCP endpoint (streamable HTTP): <code>${mcp}</code></li>
 <li>OAuth protected-resource metadata: <a href="${meta}">${meta}</a></li>
+<li>OAuth authorization server (browser sign-in): <a href="${server}">${server}</a></li>
 <li>Tools: <strong>${toolCount}</strong></li>
 <li>Liveness: <a href="/health">/health</a></li>
 </ul>
-<p>Connect a client with your API key (or an OAuth access token as <code>Authorization: Bearer</code>):</p>
+<p>Clients with browser sign-in (Claude, Cursor, the MCP Inspector) need only the endpoint's URL: they open the sign-in page, you choose Allow.</p>
+<p>Other clients and programs connect with an API key:</p>
 <pre>${entry}</pre>
 </body>
 </html>

@@ -5,7 +5,7 @@ import type { OAuthServer } from './oauth-server.ts';
 /**
  * A person's connected applications in the session's workspace (Settings → Connected apps): each
  * a grant of the built-in authorization server. Revoking one stops its refresh token at once and
- * its access tokens within a minute (at once on this process).
+ * its access tokens within 15 s (at once on this process).
  */
 export async function listConnections(server: OAuthServer, found: FoundSession) {
   const grants = await server.repo.grantsOf(found.user.id, found.workspace.id);

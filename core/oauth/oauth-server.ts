@@ -6,7 +6,7 @@ import { SigningKeys } from './signing-keys.ts';
 
 export const ACCESS_TOKEN_SECONDS = 3600;
 /** How long a process trusts that a grant is live before asking the database again. */
-const GRANT_CHECK_MS = 30_000;
+const GRANT_CHECK_MS = 15_000;
 
 /** Where the server lives: known once the listeners have their ports (PORT=0 in tests). */
 export interface OAuthAddresses {
@@ -108,7 +108,7 @@ export class OAuthServer {
     return payload;
   }
 
-  /** Live grants are cached for 30 s per process: a revocation reaches every process within a minute. */
+  /** Live grants are cached for 15 s per process: a revocation reaches every process within that time. */
   async grantIsLive(id: string): Promise<boolean> {
     const now = Date.now();
     const cached = this.liveGrants.get(id);

@@ -34,8 +34,10 @@ export interface Cluster {
   restUrl: string;
   /** MCP endpoint through nginx. */
   mcpUrl: string;
-  /** nginx's origin (GET /health, /ready, /metrics go to an API process). */
+  /** nginx's origin (GET /health, /ready, /metrics go to an API process), and PUBLIC_URL: the OAuth issuer. */
   origin: string;
+  /** The cluster's database, for the admin CLI. */
+  databaseUrl: string;
   apiKey: string;
   /** Where each process writes its log (`<role>-<index>.log`) and nginx its error log. */
   logDir: string;
@@ -97,6 +99,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       LOG_LEVEL: 'warn',
       // Behind nginx: sign-in limits count per client (X-Forwarded-For), not per proxy.
       TRUST_PROXY: '1',
+      // The addresses people and clients use: the OAuth issuer, and the MCP resource its tokens are for.
+      PUBLIC_URL: origin,
+      MCP_RESOURCE_URL: `${origin}/mcp`,
       // On SIGTERM: 2 s of answering with `Connection: close` (nginx drops its idle connections after 1 s), then drain.
       SHUTDOWN_DELAY_MS: '2000',
       ...options.env,
@@ -105,7 +110,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     const launch = (m: Omit<Member, 'proc'>): Subprocess => {
       const env: Record<string, string> = { ...common };
       if (m.role === 'api') Object.assign(env, { SERVE: 'rest', PORT: String(m.port) });
-      if (m.role === 'mcp') Object.assign(env, { SERVE: 'mcp', MCP_PORT: String(m.port), MCP_RESOURCE_URL: `${origin}/mcp/` });
+      if (m.role === 'mcp') Object.assign(env, { SERVE: 'mcp', MCP_PORT: String(m.port) });
       // One process creates the workspace of the bootstrap key: several at once would race for it.
       if (m.role === 'api' && m.index === 0) env.BOOTSTRAP_API_KEY = API_KEY;
       const script = m.role === 'worker' ? 'core/worker.ts' : 'core/main.ts';
@@ -152,8 +157,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
 
     return {
       restUrl: `${origin}/api/enterprise`,
-      mcpUrl: `${origin}/mcp/`,
+      mcpUrl: `${origin}/mcp`,
       origin,
+      databaseUrl: common.DATABASE_URL as string,
       apiKey: API_KEY,
       logDir,
       async restart(role, index) {

@@ -44,10 +44,15 @@ ${servers(o.mcpPorts)}
     proxy_next_upstream error timeout http_502;
     proxy_next_upstream_tries 2;
 
-    location /mcp/ {
+    # The MCP endpoint (/mcp and /mcp/) and its OAuth resource metadata go to the MCP processes;
+    # everything else (the API, the console, /login and the OAuth authorization server) to the API.
+    location /mcp {
       proxy_pass http://wfs_mcp;
       proxy_buffering off;
       proxy_read_timeout 300s;
+    }
+    location /.well-known/oauth-protected-resource {
+      proxy_pass http://wfs_mcp;
     }
     location / {
       proxy_pass http://wfs_api;

@@ -65,7 +65,9 @@ export class FormBrowser {
   async consent(authorizeUrl: string, decision: 'allow' | 'deny', workspaceId?: string): Promise<URL> {
     const page = await this.get(authorizeUrl);
     const html = await page.text();
-    if (page.status !== 200) throw new Error(`the authorization page answered ${page.status}: ${pageError(html)}`);
+    if (page.status !== 200) {
+      throw new Error(`the authorization page answered ${page.status}: ${page.headers.get('location') ?? pageError(html)}`);
+    }
     const fields = hiddenFields(html);
     const answer = await this.post('/oauth/authorize', { ...fields, decision, ...(workspaceId ? { workspace_id: workspaceId } : {}) });
     const location = answer.headers.get('location');

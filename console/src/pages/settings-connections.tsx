@@ -32,7 +32,7 @@ export function ConnectionsPage() {
     setNotice(undefined);
     try {
       await account('DELETE', `/connections/${encodeURIComponent(c.id)}`);
-      setNotice(`${c.client_name} is disconnected: its tokens stop working within a minute.`);
+      setNotice(`${c.client_name} is disconnected: its tokens stop working within 15 seconds.`);
       await reload();
     } catch (e) {
       setError((e as Error).message);
