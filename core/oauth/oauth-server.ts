@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { type JWTPayload, SignJWT, decodeJwt, errors, jwtVerify } from 'jose';
 import { ServiceError } from '../errors.ts';
 import type { OAuthGrantRecord, OAuthRepo } from '../storage.ts';
-import { SigningKeys } from './signing-keys.ts';
+import { KEY_OVERLAP_MS, SigningKeys } from './signing-keys.ts';
 
 export const ACCESS_TOKEN_SECONDS = 3600;
 /** How long a process trusts that a grant is live before asking the database again. */
 const GRANT_CHECK_MS = 15_000;
+/** Expired codes and refresh tokens (kept a day, for replay detection) and spent keys are deleted hourly. */
+const PRUNE_EVERY_MS = 3600_000;
 
 /** Where the server lives: known once the listeners have their ports (PORT=0 in tests). */
 export interface OAuthAddresses {
@@ -25,6 +27,7 @@ export class OAuthServer {
   readonly keys: SigningKeys;
   private addresses: OAuthAddresses | undefined;
   private readonly liveGrants = new Map<string, { live: boolean; until: number }>();
+  private prunedAt = 0;
 
   constructor(
     readonly repo: OAuthRepo,
@@ -117,6 +120,14 @@ export class OAuthServer {
     if (this.liveGrants.size > 10_000) this.liveGrants.clear();
     this.liveGrants.set(id, { live, until: now + GRANT_CHECK_MS });
     return live;
+  }
+
+  /** Deletes what has expired, at most hourly per process (called as tokens are issued). */
+  async prune(): Promise<void> {
+    const now = Date.now();
+    if (now - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = now;
+    await this.repo.prune({ keysRetiredBefore: now - KEY_OVERLAP_MS, expiredBefore: now - 24 * 3600_000 });
   }
 
   /** Revokes a grant: this process stops its tokens at once, the others within GRANT_CHECK_MS. */

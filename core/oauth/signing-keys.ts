@@ -82,10 +82,7 @@ export class SigningKeys {
     return { keys: this.usable(Date.now()).map((k) => ({ ...k.record.publicJwk, kid: k.record.kid, alg: k.record.alg, use: 'sig' })) };
   }
 
-  /**
-   * A new signing key; the previous ones retire but keep verifying for KEY_OVERLAP_MS, and keys
-   * retired longer ago are deleted (with expired codes and refresh tokens).
-   */
+  /** A new signing key; the previous ones retire but keep verifying for KEY_OVERLAP_MS (then OAuthServer.prune deletes them). */
   async rotate(): Promise<{ kid: string; retired: string[] }> {
     await this.reload();
     const now = Date.now();
@@ -103,7 +100,6 @@ export class SigningKeys {
       },
       now,
     );
-    await this.repo.prune({ keysRetiredBefore: now - KEY_OVERLAP_MS, expiredBefore: now - 24 * 3600_000 });
     await this.reload();
     return { kid, retired };
   }

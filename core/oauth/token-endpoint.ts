@@ -111,7 +111,10 @@ export async function tokenRequest(server: OAuthServer, form: URLSearchParams, a
     throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
   }
   const client = await authenticateClient(server.repo, form, authorization);
-  return grantType === 'authorization_code' ? authorizationCode(server, client, form) : refreshToken(server, client, form);
+  const tokens =
+    grantType === 'authorization_code' ? await authorizationCode(server, client, form) : await refreshToken(server, client, form);
+  await server.prune();
+  return tokens;
 }
 
 /**
