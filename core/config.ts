@@ -48,6 +48,8 @@ export interface Config {
   plans: Record<string, PlanRules>;
   /** Size bounds of stored data and of answers (MAX_CELL_BYTES, MAX_ROW_BYTES, MAX_PAGE_BYTES). */
   limits: { cellBytes: number; rowBytes: number; pageBytes: number };
+  /** MCP_MAX_RESULT_BYTES (default 80000): no tool result is larger; a page of rows is cut to fit (DESIGN §11). */
+  mcpMaxResultBytes: number;
   /** METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`; unset, it is open. */
   metricsToken: string | undefined;
   /** The sandbox of tenant JSONata (FORMULA_TIMEOUT_MS, EXPRESSION_MAX_MEMORY_MB, EXPRESSION_WORKERS). */
@@ -160,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     oauthIssuer: env.OAUTH_ISSUER || undefined,
     oauthJwksUrl: env.OAUTH_JWKS_URL || undefined,
     oauthAccessTokenSeconds: int(env, 'OAUTH_ACCESS_TOKEN_SECONDS', 3600, 1),
+    mcpMaxResultBytes: int(env, 'MCP_MAX_RESULT_BYTES', 80_000, 4096),
     mcpResourceUrl: env.MCP_RESOURCE_URL || undefined,
     plans: parsePlans(env.PLANS_JSON),
     limits: {

@@ -9,7 +9,7 @@ import type { Config } from './config.ts';
 import { openExpressionPool } from './expressions/expression-pool.ts';
 import { restApp } from './http/rest-app.ts';
 import { raiseNativeHeaderLimit } from './http/request-checks.ts';
-import { stopGracefully } from './http/stop-gracefully.ts';
+import { IDLE_TIMEOUT_S, stopGracefully } from './http/stop-gracefully.ts';
 import { startOutboxRelay } from './jobs/job-outbox.ts';
 import { BuilderRunPayload, runBuilderJob } from './jobs/run-builder.ts';
 import { EnrichPayloadSchema, runEnrichmentJob } from './jobs/run-enrichment.ts';
@@ -139,7 +139,12 @@ export async function startService(config: Config, options: { rest?: boolean; mc
     await ensureConsoleBuilt().catch((e) =>
       log.error('the console could not be built; the API serves without it', { error: (e as Error).message }),
     );
-    const app = restApp(kernel, operations).listen({ hostname: config.host, port: config.port, maxRequestBodySize });
+    const app = restApp(kernel, operations).listen({
+      hostname: config.host,
+      port: config.port,
+      maxRequestBodySize,
+      idleTimeout: IDLE_TIMEOUT_S,
+    });
     restPort = app.server?.port ?? config.port;
     restUrl = `http://${config.host}:${restPort}${config.basePath}`;
     const listener = app.server ?? undefined;

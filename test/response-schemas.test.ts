@@ -161,6 +161,9 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
     });
     await rest('run_pending_columns', `/projects/${projectId}/columns/run`, {});
     await mcp('run_pending_columns', { project_id: projectId, include_errors: true });
+    // Waiting on the run: both doors answer the wait's state.
+    await rest('wait_for_project', `/projects/${projectId}/wait?wait_seconds=20`);
+    await mcp('wait_for_project', { project_id: projectId, wait_seconds: 20 });
     const rows = await settled(projectId);
     const statuses = new Set(rows.flatMap((r) => Object.values(r.company).map((c: any) => c.status)));
     for (const status of ['default', 'completed', 'skipped', 'error']) expect(statuses).toContain(status);

@@ -32,6 +32,7 @@ export const TAGS: { name: string; segment: string; description: string }[] = [
  */
 export function tagOf(path: string): string {
   const [first = '', , sub] = path.split('/').filter(Boolean);
-  const segment = first === 'projects' && sub ? sub : first;
+  // `/projects/{project_id}/wait` waits on the project itself.
+  const segment = first === 'projects' && sub && sub !== 'wait' ? sub : first;
   return TAGS.find((t) => t.segment === segment)?.name ?? segment;
 }

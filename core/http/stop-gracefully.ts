@@ -1,3 +1,9 @@
+/**
+ * How long a connection may stay silent (seconds): above the longest answer the service may take on
+ * purpose (wait_for_project and wait_seconds, ≤ 50 s); Bun's default of 10 s would cut those.
+ */
+export const IDLE_TIMEOUT_S = 70;
+
 import { log } from '../log.ts';
 
 /** What a listener needs to stop (Bun's Server). */

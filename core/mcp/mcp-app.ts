@@ -103,7 +103,14 @@ async function singleMessage(body: RpcBody): Promise<RpcBody | Response> {
   const { request } = body;
   const text = await request.text();
   if (/^\s*\[/.test(text)) return batchRefusal();
-  return { request: new Request(request.url, { method: 'POST', headers: request.headers, body: text }) };
+  const again = new Request(request.url, { method: 'POST', headers: request.headers, body: text });
+  // Read again only to learn whether it asks for progress (a streamed answer); the transport parses it otherwise.
+  if (text.includes('"progressToken"')) {
+    try {
+      return { request: again, parsed: JSON.parse(text) };
+    } catch {}
+  }
+  return { request: again };
 }
 
 /**
@@ -152,20 +159,58 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
   // Tool calls name this request's id in their internal_error and unavailable answers, as the access log does.
   authInfo.extra = { ...authInfo.extra, requestId };
   const server = createMcpServer(ctx.kernel, ctx.tools, ctx.byName);
+  // A request that asks for progress is answered as an SSE stream (its notifications, then its
+  // result); any other as one JSON body.
+  const streaming = asksForProgress(message.parsed);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
-    enableJsonResponse: true,
+    enableJsonResponse: !streaming,
     maxRequestBodySize: ctx.kernel.config.maxBodyBytes,
   });
   await server.connect(transport);
+  let response: Response;
   try {
-    return await transport.handleRequest(message.request, {
+    response = await transport.handleRequest(message.request, {
       authInfo,
       ...(message.parsed !== undefined ? { parsedBody: message.parsed } : {}),
     });
-  } finally {
+  } catch (e) {
     await server.close();
+    throw e;
   }
+  if (!streaming || !response.body) {
+    await server.close();
+    return response;
+  }
+  return closingWithStream(response, () => void server.close().catch(() => undefined));
+}
+
+/** Whether a message is a request whose _meta carries a progressToken. */
+function asksForProgress(message: unknown): boolean {
+  const meta = (message as { params?: { _meta?: { progressToken?: unknown } } } | undefined)?.params?._meta;
+  return typeof meta?.progressToken === 'string' || typeof meta?.progressToken === 'number';
+}
+
+/**
+ * The streamed answer, with the per-request server closed once the stream ends — or once the
+ * client goes away, which aborts the call still running (a wait stops at once).
+ */
+function closingWithStream(response: Response, close: () => void): Response {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.close();
+        close();
+      } else controller.enqueue(value);
+    },
+    cancel(reason) {
+      void reader.cancel(reason).catch(() => undefined);
+      close();
+    },
+  });
+  return new Response(body, { status: response.status, headers: response.headers });
 }
 
 /** The MCP host: the MCP endpoint plus its unauthenticated status, health, icon and metadata routes. */

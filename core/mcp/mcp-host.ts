@@ -7,6 +7,7 @@ import { type McpHostContext, mcpApp } from './mcp-app.ts';
 import { originGuard } from './origin-guard.ts';
 import { acceptedAudiences, mcpUrls } from './resource-urls.ts';
 import { buildTools } from './tool-table.ts';
+import { IDLE_TIMEOUT_S } from '../http/stop-gracefully.ts';
 
 export interface RunningMcpHost {
   /** Where this process serves MCP, e.g. http://127.0.0.1:3001/mcp. */
@@ -26,7 +27,13 @@ export function startMcpHost(kernel: Kernel, ops: AnyOperation[]): RunningMcpHos
     return context;
   });
   // Bun's cap sits above the transport's own, which answers a readable 413 first.
-  app.listen({ hostname: config.host, port: config.mcpPort, maxRequestBodySize: config.maxBodyBytes * 2 + 65_536 });
+  // idleTimeout above the longest wait a tool call may ask for (wait_seconds ≤ 50): Bun's default of 10 s would cut it.
+  app.listen({
+    hostname: config.host,
+    port: config.mcpPort,
+    maxRequestBodySize: config.maxBodyBytes * 2 + 65_536,
+    idleTimeout: IDLE_TIMEOUT_S,
+  });
   const urls = mcpUrls(config, app.server?.port ?? config.mcpPort);
   const verifyJwt = config.oauthIssuer
     ? createJwtVerifier({

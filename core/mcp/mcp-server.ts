@@ -8,13 +8,16 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   RequestSchema,
+  type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
-import type { AnyOperation } from '../operations/operation.ts';
+import type { AnyOperation, ProgressReporter } from '../operations/operation.ts';
+import { waitOn } from '../services/project-work.ts';
 import { runCall } from '../operations/run-operation.ts';
 import { inArgumentTerms } from './argument-names.ts';
-import { outcomeEnvelope, toolResult } from './envelope.ts';
+import { outcomeEnvelope, success, toolResult } from './envelope.ts';
+import { fitted } from './result-size.ts';
 import { callerOf } from './mcp-auth.ts';
 import { type DecodedArguments, decodeArguments } from './tool-arguments.ts';
 import type { McpTool } from './tool-table.ts';
@@ -32,12 +35,43 @@ function requestIdOf(authInfo: AuthInfo | undefined): string {
   return typeof id === 'string' ? id : newId();
 }
 
+/** What a tool call knows of its MCP request: the caller, the progress token, the way to notify, cancellation. */
+export interface ToolCallExtra {
+  authInfo?: AuthInfo;
+  signal?: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification?: (notification: ServerNotification) => Promise<void>;
+}
+
+/** notifications/progress for the request's progressToken, when it carries one (else nothing is sent). */
+function progressReporter(extra: ToolCallExtra): ProgressReporter | undefined {
+  const token = extra._meta?.progressToken;
+  const send = extra.sendNotification;
+  if (token === undefined || !send) return undefined;
+  return (progress, total, message) =>
+    void send({
+      method: 'notifications/progress',
+      params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), message },
+    }).catch(() => undefined);
+}
+
+/** The project and columns a call's wait_seconds watches: the project it created, or the one whose columns it ran. */
+async function waitAfter(kernel: Kernel, tool: McpTool, decoded: DecodedArguments, data: unknown, extra: ToolCallExtra) {
+  const caller = callerOf(extra.authInfo);
+  const created = tool.op.waitable === 'created';
+  const projectId = created ? (data as { project_id?: string }).project_id : decoded.params.project_id;
+  const project = caller.workspace && projectId ? await kernel.storage.projects.get(caller.workspace.id, projectId) : undefined;
+  if (!project) return undefined;
+  const colIds = created ? undefined : (decoded.body() as { col_ids?: string[] } | undefined)?.col_ids;
+  return waitOn(kernel, project, decoded.waitSeconds ?? 0, colIds, { progress: progressReporter(extra), signal: extra.signal });
+}
+
 /** Runs one tool call through the call pipeline, as REST runs the same operation, and wraps the outcome in an envelope. */
 export async function callTool(
   kernel: Kernel,
   tool: McpTool,
   args: Record<string, unknown> | undefined,
-  authInfo: AuthInfo | undefined,
+  extra: ToolCallExtra,
 ): Promise<CallToolResult> {
   let decoded: DecodedArguments | undefined;
   // What is wrong with the arguments beyond the path ids is told after the ownership check, as
@@ -51,15 +85,20 @@ export async function callTool(
   };
   const outcome = await runCall(kernel, {
     op,
-    requestId: requestIdOf(authInfo),
+    requestId: requestIdOf(extra.authInfo),
     // Each tool call is one request against the plan's rate and monthly grant, as a REST call is.
-    credentials: { caller: callerOf(authInfo) },
+    credentials: { caller: callerOf(extra.authInfo) },
     input: () => {
       decoded = decodeArguments(tool.op, tool.args, args);
       return decoded;
     },
+    progress: progressReporter(extra),
+    signal: extra.signal,
   });
-  return toolResult(outcomeEnvelope(outcome.ok ? outcome : { ...outcome, failure: inArgumentTerms(outcome.failure, tool.renames) }));
+  if (!outcome.ok) return toolResult(outcomeEnvelope({ ...outcome, failure: inArgumentTerms(outcome.failure, tool.renames) }));
+  // wait_seconds: the work the call started, waited for here; the answer's data stays REST's.
+  const wait = decoded?.waitSeconds ? await waitAfter(kernel, tool, decoded, outcome.data, extra) : undefined;
+  return toolResult(fitted(kernel, { ...success(outcome.data), ...(wait ? { wait } : {}) }));
 }
 
 /**
@@ -120,7 +159,7 @@ export function createMcpServer(kernel: Kernel, tools: McpTool[], byName: Map<st
   // params with a schema whose failures answer -32603 with the validator's dump.
   Protocol.prototype.setRequestHandler.call(server, ToolCallRequest, async (request, extra) => {
     const { tool, args } = toolCallOf(request.params, byName);
-    return callTool(kernel, tool, args, extra.authInfo);
+    return callTool(kernel, tool, args, extra);
   });
   return server;
 }

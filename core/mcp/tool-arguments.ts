@@ -2,6 +2,7 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import { type FieldError, ServiceError } from '../errors.ts';
 import type { CallInput } from '../operations/call-input.ts';
 import type { AnyOperation } from '../operations/operation.ts';
+import { MAX_WAIT_SECONDS } from '../operations/projects.ts';
 import { MAX_ID_LENGTH } from '../operations/run-operation.ts';
 import { inexactNumberError, parseJsonExactly } from '../schema/exact-json.ts';
 
@@ -13,7 +14,7 @@ export interface ArgumentSpec {
   /** The argument's name: the field's own, or `<field>_json` when it carries JSON text. */
   name: string;
   field: string;
-  from: 'params' | 'query' | 'body' | 'idempotency';
+  from: 'params' | 'query' | 'body' | 'idempotency' | 'wait';
   /** JSON text: parsed by the MCP door when the pipeline reads it (malformed → parse_error). */
   json: boolean;
 }
@@ -90,6 +91,16 @@ export function toolArguments(op: AnyOperation, notes: Record<string, string> = 
     };
     specs.push({ name: 'idempotency_key', field: 'idempotency_key', from: 'idempotency', json: false });
   }
+  // Work started in the background can be waited for in the same call (DESIGN §11).
+  if (op.waitable) {
+    properties.wait_seconds = {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_WAIT_SECONDS,
+      description: `Optional, 0 to ${MAX_WAIT_SECONDS}: wait up to this long for the ${op.waitable === 'created' ? 'builder run' : 'cells'} to end before answering (progress notifications meanwhile when the request carries a progressToken); the answer's "wait" says whether it ended.`,
+    };
+    specs.push({ name: 'wait_seconds', field: 'wait_seconds', from: 'wait', json: false });
+  }
   return { inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false }, specs };
 }
 
@@ -156,6 +167,8 @@ export interface DecodedArguments extends CallInput {
    * query arguments run it first when read.
    */
   check(): void;
+  /** wait_seconds, when the tool takes it and it was sent. */
+  waitSeconds?: number;
 }
 
 /**
@@ -186,6 +199,7 @@ export function decodeArguments(op: AnyOperation, tool: ToolArguments, args: Rec
   const query: CallInput['query'] = {};
   const bodyFields: [ArgumentSpec, unknown][] = [];
   let idempotencyKey: string | undefined;
+  let waitSeconds: number | undefined;
   const decode = (spec: ArgumentSpec, v: unknown) => {
     const value = spec.json && typeof v === 'string' ? parseJson(op, spec.name, v) : v;
     if (carriesIds(spec)) checkIds(op, spec, value);
@@ -204,6 +218,15 @@ export function decodeArguments(op: AnyOperation, tool: ToolArguments, args: Rec
             [{ path: spec.name, message: 'must be a non-empty string' }],
             422,
           ),
+        );
+    } else if (spec.from === 'wait') {
+      if (value === undefined) continue;
+      if (Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_WAIT_SECONDS) waitSeconds = value as number;
+      else
+        late.push(
+          invalidArguments(op, `wait_seconds must be an integer from 0 to ${MAX_WAIT_SECONDS}`, [
+            { path: spec.name, message: `must be an integer from 0 to ${MAX_WAIT_SECONDS}` },
+          ]),
         );
     } else if (spec.from === 'params') {
       // Path ids stay as sent: the pipeline refuses an overlong one before its ownership lookup.
@@ -234,5 +257,5 @@ export function decodeArguments(op: AnyOperation, tool: ToolArguments, args: Rec
     if (whole) return decode(...whole);
     return Object.fromEntries(bodyFields.map(([spec, v]) => [spec.field, decode(spec, v)]));
   };
-  return { params, query, body, check, ...(idempotencyKey ? { idempotencyKey } : {}) };
+  return { params, query, body, check, ...(idempotencyKey ? { idempotencyKey } : {}), ...(waitSeconds ? { waitSeconds } : {}) };
 }

@@ -84,5 +84,6 @@ export const runPendingColumns = defineOperation({
   ),
   response: Type.Object({ queued: Type.Integer({ description: 'Cells queued.' }) }),
   example: { params: { project_id: EXAMPLE_IDS.project }, body: { col_ids: [EXAMPLE_IDS.domainColumn] }, response: { queued: 20 } },
+  waitable: 'columns',
   handler: ({ kernel, project, body }) => runColumns(kernel, project, body),
 });

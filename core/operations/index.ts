@@ -5,7 +5,7 @@ import { deleteProject, deleteRows } from './deletes.ts';
 import { getFilters, setFilters } from './filters.ts';
 import { createIcpOp, deleteIcp, getIcp, getIcpScoreRun, listIcps, scoreIcp, updateIcpOp } from './icps.ts';
 import type { AnyOperation } from './operation.ts';
-import { createProject, getProject, listProjects } from './projects.ts';
+import { createProject, getProject, listProjects, waitForProject } from './projects.ts';
 import { addRowOp, getRowOp, listRowsOp, searchRowsOp } from './rows.ts';
 import { addRowsOp } from './rows-batch.ts';
 import { listTools, searchToolsOp } from './tools.ts';
@@ -16,6 +16,7 @@ export const operations: AnyOperation[] = [
   createProject,
   listProjects,
   getProject,
+  waitForProject,
   deleteProject,
   addRowOp,
   addRowsOp,

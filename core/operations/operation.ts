@@ -5,6 +5,9 @@ import type { Project, Workspace } from '../model.ts';
 /** How an agent should treat an operation (becomes MCP `readOnlyHint` / `destructiveHint`). */
 export type AgentHint = 'read' | 'write' | 'destructive';
 
+/** Told as long work advances (MCP `notifications/progress` when the caller asked for them). */
+export type ProgressReporter = (progress: number, total: number | undefined, message: string) => void;
+
 export interface OperationContext<P, Q, B> {
   kernel: Kernel;
   workspace: Workspace;
@@ -13,6 +16,10 @@ export interface OperationContext<P, Q, B> {
   params: P;
   query: Q;
   body: B;
+  /** Set when the door can tell the caller how long work advances. */
+  progress?: ProgressReporter;
+  /** Aborted when the caller has gone (long waits stop early). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -54,6 +61,12 @@ export interface Operation<
    * filters too long for a URL; MCP arguments have no such limit).
    */
   restOnly?: boolean;
+  /**
+   * Work this operation starts in the background that an MCP caller may wait for with
+   * `wait_seconds` (DESIGN §11): the project it creates (`created`: its answer's project_id), or
+   * the tool columns it runs (`columns`: the path's project, the body's col_ids).
+   */
+  waitable?: 'created' | 'columns';
   /** Extra documented error statuses: status → description. */
   errors?: Record<number, string>;
   /** A typical call and its answer, shown in the API docs; typed by the schemas, checked against them by test/openapi-examples.test.ts. */

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { waitOn } from '../services/project-work.ts';
 import { createProjectFromBuilder, projectDetails, projectSummary } from '../services/projects.ts';
 import { EXAMPLE_IDS, EXAMPLE_PROJECT, EXAMPLE_PROJECT_NAME, EXAMPLE_TIMES, EXAMPLE_PLUGINS } from './examples.ts';
+import { JsonQueryParam } from './json-query.ts';
 import { defineOperation } from './operation.ts';
 import { ProjectDetailsSchema, ProjectIdParams, ProjectSummarySchema } from './schemas.ts';
 
@@ -33,6 +35,7 @@ export const createProject = defineOperation({
     body: { builder_id: EXAMPLE_PLUGINS.builder, form_data: { query: 'dentists in Lyon', max_results: 20 }, name: EXAMPLE_PROJECT_NAME },
     response: { project_id: EXAMPLE_IDS.project },
   },
+  waitable: 'created',
   handler: ({ kernel, workspace, body }) => createProjectFromBuilder(kernel, workspace, body),
 });
 
@@ -99,4 +102,42 @@ export const getProject = defineOperation({
   response: ProjectDetailsSchema,
   example: { params: { project_id: EXAMPLE_IDS.project }, response: EXAMPLE_PROJECT },
   handler: ({ kernel, project }) => projectDetails(kernel, project),
+});
+
+/** Longest wait one call may ask for: under the 60 s many clients and proxies allow a request. */
+export const MAX_WAIT_SECONDS = 50;
+
+export const WaitStateSchema = Type.Object({
+  ended: Type.Boolean({ description: 'Whether the builder run and the watched cells have ended (false: the time passed first).' }),
+  waited_seconds: Type.Number(),
+  builder: Type.Object({
+    status: Type.String({ description: 'queued, running, completed or failed.' }),
+    rows_created: Type.Optional(Type.Integer()),
+    target: Type.Optional(Type.Integer()),
+  }),
+  cells_working: Type.Integer({ description: 'Cells of the watched tool columns still queued or running.' }),
+});
+
+export const waitForProject = defineOperation({
+  name: 'wait_for_project',
+  summary: 'Wait for a project’s work',
+  description:
+    'Waits until the project’s builder run and its queued or running tool cells have ended, or wait_seconds have passed, instead of polling get_project. Sends progress notifications when the request carries a progressToken. Answers whether the work ended.',
+  hint: 'read',
+  method: 'GET',
+  path: '/projects/{project_id}/wait',
+  params: ProjectIdParams,
+  project: true,
+  query: Type.Object({
+    wait_seconds: Type.Integer({ minimum: 0, maximum: MAX_WAIT_SECONDS, default: 30, description: `0 to ${MAX_WAIT_SECONDS}.` }),
+    col_ids: Type.Optional(JsonQueryParam({ description: 'JSON array of the tool column ids to wait for; default: every tool column.' })),
+  }),
+  response: WaitStateSchema,
+  example: {
+    params: { project_id: EXAMPLE_IDS.project },
+    query: { wait_seconds: 30 },
+    response: { ended: true, waited_seconds: 4.2, builder: { status: 'completed' }, cells_working: 0 },
+  },
+  handler: ({ kernel, project, query, progress, signal }) =>
+    waitOn(kernel, project, query.wait_seconds ?? 30, query.col_ids, { progress, signal }),
 });

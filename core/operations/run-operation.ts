@@ -5,7 +5,7 @@ import { admitCall } from '../services/admission.ts';
 import { authenticateFor, type KeyHolder } from '../services/api-keys.ts';
 import { type CallInput, checkInput } from './call-input.ts';
 import { withIdempotency } from './idempotency.ts';
-import type { AnyOperation } from './operation.ts';
+import type { AnyOperation, ProgressReporter } from './operation.ts';
 import { failureOf, type Outcome } from './outcome.ts';
 
 /**
@@ -42,6 +42,9 @@ export interface Call {
   requestId: string;
   /** Told the key's prefix and workspace once authentication finds them (the access log). */
   access?: KeyHolder;
+  /** Progress of long work, for a door that can stream it. */
+  progress?: ProgressReporter;
+  signal?: AbortSignal;
 }
 
 /** A caller allowed in: its workspace, its request budget and the project read with its key. */
@@ -125,12 +128,22 @@ async function ownedProject(
   return project;
 }
 
-async function execute(kernel: Kernel, op: AnyOperation, caller: Authenticated, input: CallInput): Promise<unknown> {
+async function execute(kernel: Kernel, call: Call, caller: Authenticated, input: CallInput): Promise<unknown> {
+  const { op } = call;
   const project = await ownedProject(kernel, op, caller, input.params);
   const { params, query, body } = checkInput(op, input);
   try {
     // `project` is set whenever the operation declares `project: true`, which is when handlers read it.
-    return await op.handler({ kernel, workspace: caller.workspace, project: project as Project, params, query, body });
+    return await op.handler({
+      kernel,
+      workspace: caller.workspace,
+      project: project as Project,
+      params,
+      query,
+      body,
+      progress: call.progress,
+      signal: call.signal,
+    });
   } catch (e) {
     // A handler's validation failure takes the operation's spec status (400 / 403) unless it chose one.
     if (e instanceof ServiceError && e.code === 'validation_error' && e.status === 422 && op.invalidStatus) {
@@ -153,10 +166,10 @@ export async function runCall(kernel: Kernel, call: Call): Promise<Outcome> {
     if (input.idempotencyKey && op.method === 'POST') {
       const guarded = parsedOnce(input);
       data = await withIdempotency(kernel, op, caller.workspace, input.idempotencyKey, requestOf(op, guarded), () =>
-        execute(kernel, op, caller, guarded),
+        execute(kernel, call, caller, guarded),
       );
     } else {
-      data = await execute(kernel, op, caller, input);
+      data = await execute(kernel, call, caller, input);
     }
     return { ok: true, status: op.successStatus ?? 200, data, headers: rateHeaders };
   } catch (e) {

@@ -77,7 +77,7 @@ describe.each(DIALECTS)('MCP tools/list on %s', (dialect) => {
   });
 
   test('objects, arrays and JSON query strings become string arguments named *_json', () => {
-    expect(args('run_builder')).toEqual(['builder_id', 'form_data_json', 'idempotency_key', 'name']);
+    expect(args('run_builder')).toEqual(['builder_id', 'form_data_json', 'idempotency_key', 'name', 'wait_seconds']);
     expect(required('run_builder')).toEqual(['builder_id', 'form_data_json']);
     // Other options may join these two; the spec's arguments must be there, under these names.
     expect(args('create_column')).toEqual(
