@@ -101,7 +101,15 @@ describe('OpenAPI document', () => {
   test('GET rows lists its query parameters beside the path parameter (none overwritten)', () => {
     const list = operationOf(operations.find((op) => op.name === 'get_project_rows') as AnyOperation);
     const params = list.parameters.map(resolved).map((p: any) => `${p.in} ${p.name}`);
-    expect(params).toEqual(['path project_id', 'query page', 'query page_size', 'query filter_groups', 'query sort_rules']);
+    expect(params).toEqual([
+      'path project_id',
+      'query page',
+      'query page_size',
+      'query filter_groups',
+      'query sort_rules',
+      'query columns',
+      'query format',
+    ]);
     const filter = list.parameters.find((p: any) => p.name === 'filter_groups');
     expect(filter.schema).toMatchObject({ type: 'string', contentSchema: { $ref: '#/components/schemas/FilterGroups' } });
     expect(JSON.parse(filter.example)).toBeArray();

@@ -5,8 +5,14 @@ import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   type CallToolResult,
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
   RequestSchema,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -18,16 +24,19 @@ import { runCall } from '../operations/run-operation.ts';
 import { inArgumentTerms } from './argument-names.ts';
 import { outcomeEnvelope, success, toolResult } from './envelope.ts';
 import { fitted } from './result-size.ts';
+import { RpcError } from './operation-call.ts';
+import { complete } from './completions.ts';
+import { getPrompt, PROMPTS } from './prompts.ts';
+import { listResources, RESOURCE_TEMPLATES, readResource } from './resources.ts';
 import { callerOf } from './mcp-auth.ts';
 import { type DecodedArguments, decodeArguments } from './tool-arguments.ts';
 import type { McpTool } from './tool-table.ts';
 
 const INSTRUCTIONS =
-  'Workflow Service: projects are tables of companies. Typical flow: list_builders, run_builder (builder_id + form_data_json), ' +
-  'poll get_project until builder_status.type is completed, create_column with a tool from list_tools/search_tools, ' +
-  'run_pending_columns, then read the filled cells with get_project_rows. Every result is a JSON envelope {"ok":true,"data":…} ' +
-  'or {"ok":false,"error":true,"code":…,"detail":{…},"status_code":N}. Arguments ending in _json are JSON text. ' +
-  'Builders and paid tools spend credits (get_credits).';
+  'Workflow Service: projects are tables of companies. Typical flow: list_builders, run_builder (builder_id + form_data_json, wait_seconds up to 50 to wait for the run), ' +
+  'create_column with a tool from search_tools, run_pending_columns (wait_seconds again; wait_for_project to wait longer), then get_project_rows with format "values". ' +
+  'Every result is a JSON envelope {"ok":true,"data":…} or {"ok":false,"error":true,"code":…,"detail":{…},"status_code":N}; data is what the REST operation of the same name answers. ' +
+  'Arguments ending in _json are JSON text. Builders and paid tools spend credits (get_credits). Prompts give the typical flows; resources are workflow://projects/{id} and …/rows.';
 
 /** The request id of the HTTP request that carries a tool call (set by the MCP host beside the caller). */
 function requestIdOf(authInfo: AuthInfo | undefined): string {
@@ -101,19 +110,6 @@ export async function callTool(
   return toolResult(fitted(kernel, { ...success(outcome.data), ...(wait ? { wait } : {}) }));
 }
 
-/**
- * A JSON-RPC error as the SDK sends it (its `code`, its `message`). Not an McpError: that one's
- * message starts "MCP error -32602:", and every client prefixes what it receives with that again.
- */
-class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** The tool and arguments a tools/call names; bad params are -32602 with a short message. */
 function toolCallOf(params: unknown, byName: Map<string, McpTool>): { tool: McpTool; args?: Record<string, unknown> } {
   const invalid = (message: string) => new RpcError(ErrorCode.InvalidParams, message);
@@ -147,8 +143,9 @@ export function createMcpServer(kernel: Kernel, tools: McpTool[], byName: Map<st
   const server = new Server(
     { name: 'workflow-service', title: 'Workflow Service', version: '1.0.0' },
     {
-      // logging: the SDK answers logging/setLevel (the tools send no log messages yet).
-      capabilities: { tools: { listChanged: false }, logging: {} },
+      // logging: the SDK answers logging/setLevel (the tools send no log messages yet). Resources
+      // cannot be subscribed to: a stateless server has no session to notify.
+      capabilities: { tools: { listChanged: false }, logging: {}, resources: {}, prompts: {}, completions: {} },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: sharedValidator,
     },
@@ -161,5 +158,18 @@ export function createMcpServer(kernel: Kernel, tools: McpTool[], byName: Map<st
     const { tool, args } = toolCallOf(request.params, byName);
     return callTool(kernel, tool, args, extra);
   });
+  const op = (name: string) => {
+    const tool = byName.get(name);
+    if (!tool) throw new Error(`no operation ${name} in the tool table`);
+    return tool.op;
+  };
+  server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => listResources(kernel, op, extra.authInfo));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(kernel, op, extra.authInfo, request.params.uri));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => getPrompt(request.params.name, request.params.arguments));
+  server.setRequestHandler(CompleteRequestSchema, (request, extra) =>
+    complete(kernel, op, extra.authInfo, request.params.ref, request.params.argument),
+  );
   return server;
 }

@@ -69,7 +69,7 @@ export const runPendingColumns = defineOperation({
   name: 'run_pending_columns',
   summary: 'Run tool columns',
   description:
-    'Queues the pending cells (and those that lacked credits) of the given tool columns, or of every tool column. Cells fill in the background: poll get_project_rows and watch each cell’s status. Costs credits per enriched cell.',
+    'Queues the pending cells (and those that lacked credits) of the given tool columns, or of every tool column. Cells fill in the background: wait for them with wait_for_project (or wait_seconds on MCP), then read get_project_rows. Costs credits per enriched cell.',
   hint: 'write',
   method: 'POST',
   path: '/projects/{project_id}/columns/run',

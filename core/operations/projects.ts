@@ -93,7 +93,8 @@ export const listProjects = defineOperation({
 export const getProject = defineOperation({
   name: 'get_project',
   summary: 'Project details',
-  description: 'Columns, a sample row, the row count and the builder status of a project. Poll it until builder_status.type is completed.',
+  description:
+    'Columns, a sample row, the row count and the builder status of a project. To wait for the builder run, call wait_for_project rather than polling this.',
   hint: 'read',
   method: 'GET',
   path: '/projects/{project_id}',

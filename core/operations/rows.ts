@@ -3,7 +3,7 @@ import { addRow, getRow, listRows } from '../services/rows.ts';
 import { EXAMPLE_COMPANY, EXAMPLE_FILTER_GROUPS, EXAMPLE_IDS, EXAMPLE_ROW, EXAMPLE_SORT_RULES } from './examples.ts';
 import { JsonQueryParam } from './json-query.ts';
 import { defineOperation } from './operation.ts';
-import { ProjectIdParams, RowSchema } from './schemas.ts';
+import { ProjectIdParams, RowSchema, ValuesRowSchema } from './schemas.ts';
 
 export const addRowOp = defineOperation({
   name: 'add_row',
@@ -49,9 +49,19 @@ export const listRowsOp = defineOperation({
     // JSON carried in a string: URL-encoded on REST, filter_groups_json / sort_rules_json on MCP; the handler gets it parsed.
     filter_groups: Type.Optional(JsonQueryParam({ description: 'JSON array of {type: "and"|"or", rules: [...]} groups.' })),
     sort_rules: Type.Optional(JsonQueryParam({ description: 'JSON array of {col_id, direction, sort_as_number}.' })),
+    columns: Type.Optional(
+      JsonQueryParam({ description: 'JSON array of the column names (or col_ids) to return; default: every column.' }),
+    ),
+    format: Type.Optional(
+      Type.Union([Type.Literal('cells'), Type.Literal('values')], {
+        default: 'cells',
+        description:
+          'cells (default): each cell with its name, value, status and is_loading. values: one {column: value} map per row, plus `status` only for cells not completed (and `errors`): about a third of the size.',
+      }),
+    ),
   }),
   response: Type.Object({
-    rows: Type.Array(RowSchema),
+    rows: Type.Array(Type.Union([RowSchema, ValuesRowSchema])),
     page: Type.Integer(),
     page_size: Type.Integer(),
     total_rows: Type.Integer(),

@@ -23,6 +23,18 @@ export const RowSchema = Type.Object({
   company: Type.Record(Type.String(), CellSchema),
 });
 
+/** A row in the `values` format (GET rows `format=values`): what an agent reads, without the per-cell repetition. */
+export const ValuesRowSchema = Type.Object({
+  id: Type.String(),
+  values: Type.Record(Type.String(), Type.Unknown(), { description: 'Column name → value.' }),
+  status: Type.Optional(
+    Type.Record(Type.String(), Type.String(), {
+      description: 'Column name → status, for tool cells not completed (pending, queued, running, error…).',
+    }),
+  ),
+  errors: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Column name → error message of the cells in error.' })),
+});
+
 /** One step of a waterfall column: a tool and its config. */
 export const WaterfallStepSchema = Type.Object(
   {

@@ -33,6 +33,34 @@ export function rowView(projectId: string, columns: Column[], row: StoredRow): R
   return { id: String(row.seq), project_id: projectId, company };
 }
 
+/** A row in the `values` format: values by column name, statuses only where a tool cell is not completed. */
+export interface ValuesRowView {
+  id: string;
+  values: Record<string, unknown>;
+  status?: Record<string, string>;
+  errors?: Record<string, string>;
+}
+
+export function valuesRowView(columns: Column[], row: StoredRow): ValuesRowView {
+  const values: Record<string, unknown> = {};
+  const status: Record<string, string> = {};
+  const errors: Record<string, string> = {};
+  for (const c of columns) {
+    const cell = row.cells[c.no];
+    values[c.name] = cell?.v ?? null;
+    if (c.type !== 'tool') continue;
+    const s = cell?.s ?? 'pending';
+    if (s !== 'completed') status[c.name] = s;
+    if (cell?.e) errors[c.name] = cell.e;
+  }
+  return {
+    id: String(row.seq),
+    values,
+    ...(Object.keys(status).length ? { status } : {}),
+    ...(Object.keys(errors).length ? { errors } : {}),
+  };
+}
+
 /** The "first_company_data" sample: column name → value. */
 export function rowValues(columns: Column[], row: StoredRow | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};

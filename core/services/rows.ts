@@ -4,7 +4,7 @@ import type { Cell, Column, Project, StoredRow, Workspace } from '../model.ts';
 import { approximateValueSize } from '../rows/cell-limits.ts';
 import { checkRowQuota } from './quotas.ts';
 import { checkFilterGroups, parseSortRules } from '../rows/filter-parse.ts';
-import { rowView } from '../rows/row-view.ts';
+import { rowView, valuesRowView } from '../rows/row-view.ts';
 import { insertRows } from './row-insert.ts';
 
 /**
@@ -59,9 +59,10 @@ export async function addRow(kernel: Kernel, workspace: Workspace, project: Proj
 export async function listRows(
   kernel: Kernel,
   project: Project,
-  q: { page: number; page_size: number; filter_groups?: unknown; sort_rules?: unknown },
+  q: { page: number; page_size: number; filter_groups?: unknown; sort_rules?: unknown; columns?: unknown; format?: 'cells' | 'values' },
 ) {
   const columns = await kernel.storage.projects.columns(project);
+  const shown = q.columns === undefined ? columns : chosenColumns(columns, q.columns);
   const filter = q.filter_groups === undefined ? null : checkFilterGroups(q.filter_groups, columns);
   // filter-parse checks sort rules from JSON text only; they are a few small objects, so writing them out costs next to nothing.
   const sort = q.sort_rules === undefined ? [] : parseSortRules(JSON.stringify(q.sort_rules), columns);
@@ -73,14 +74,32 @@ export async function listRows(
     limit: q.page_size,
     offset: (q.page - 1) * q.page_size,
   });
-  checkPageSize(kernel, columns, rows);
+  checkPageSize(kernel, shown, rows);
   return {
-    rows: rows.map((r) => rowView(project.id, columns, r)),
+    rows: rows.map((r) => (q.format === 'values' ? valuesRowView(shown, r) : rowView(project.id, shown, r))),
     page: q.page,
     page_size: q.page_size,
     total_rows: total,
     total_pages: Math.ceil(total / q.page_size),
   };
+}
+
+/** The columns a page shows (`columns`: names or col_ids, in the project's order); an unknown one is a 422 naming it. */
+function chosenColumns(columns: Column[], asked: unknown): Column[] {
+  if (!Array.isArray(asked) || asked.length === 0 || asked.some((a) => typeof a !== 'string')) {
+    throw validationError('columns must be a JSON array of column names or col_ids', [
+      { path: 'columns', message: 'must be a non-empty JSON array of column names or col_ids' },
+    ]);
+  }
+  const wanted = new Set(asked as string[]);
+  const known = new Set(columns.flatMap((c) => [c.name, c.id]));
+  const unknown = (asked as string[]).filter((a) => !known.has(a));
+  if (unknown.length) {
+    throw validationError(`Unknown column${unknown.length > 1 ? 's' : ''}: ${unknown.slice(0, 5).join(', ')} (list_columns names them)`, [
+      { path: 'columns', message: `names no column of this project: ${unknown.slice(0, 5).join(', ')}` },
+    ]);
+  }
+  return columns.filter((c) => wanted.has(c.name) || wanted.has(c.id));
 }
 
 /** What each cell adds to a page's JSON besides its value: name, status and loading flag. */

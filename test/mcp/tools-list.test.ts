@@ -87,7 +87,15 @@ describe.each(DIALECTS)('MCP tools/list on %s', (dialect) => {
     expect(args('run_pending_columns')).toEqual(expect.arrayContaining(['col_ids_json', 'project_id']));
     expect(required('run_pending_columns')).toEqual(['project_id']);
     expect(args('set_filters')).toEqual(['filter_groups_json', 'project_id']);
-    expect(args('get_project_rows')).toEqual(['filter_groups_json', 'page', 'page_size', 'project_id', 'sort_rules_json']);
+    expect(args('get_project_rows')).toEqual([
+      'columns_json',
+      'filter_groups_json',
+      'format',
+      'page',
+      'page_size',
+      'project_id',
+      'sort_rules_json',
+    ]);
     expect(required('get_project_rows')).toEqual(['project_id']);
     expect(args('add_rows')).toEqual(['idempotency_key', 'project_id', 'rows_json']);
     expect(args('create_icp')).toEqual(['definition_json', 'idempotency_key', 'name']);
