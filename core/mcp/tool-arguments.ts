@@ -86,8 +86,7 @@ export function toolArguments(op: AnyOperation, notes: Record<string, string> = 
       type: 'string',
       minLength: 1,
       maxLength: 191,
-      description:
-        'Optional. Send the same key when retrying this call: the first answer is returned and nothing is done or charged twice.',
+      description: 'Optional. The same key on a retry returns the first answer; nothing is done or charged twice.',
     };
     specs.push({ name: 'idempotency_key', field: 'idempotency_key', from: 'idempotency', json: false });
   }

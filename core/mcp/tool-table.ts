@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AnyOperation } from '../operations/operation.ts';
+import { WaitStateSchema } from '../operations/projects.ts';
 import type { PluginRegistry } from '../plugins/registry.ts';
 import { renamedFields } from './argument-names.ts';
 import { type JsonSchema, type ToolArguments, toolArguments } from './tool-arguments.ts';
@@ -13,18 +14,60 @@ export interface McpTool {
   renames: Map<string, string>;
 }
 
-/** The envelope as JSON Schema, `data` being the operation's REST response schema. */
+/** Words in a schema that say what a value means or show one; structure (types, required…) stays. */
+const PROSE = new Set(['description', 'examples', 'example', 'title', 'default']);
+
+type Schema = Record<string, unknown>;
+
+const isConst = (s: unknown): s is { const: unknown; type?: string } =>
+  typeof s === 'object' && s !== null && 'const' in s && Object.keys(s).every((k) => k === 'const' || k === 'type');
+const isBareType = (s: unknown): s is { type: string } =>
+  typeof s === 'object' && s !== null && Object.keys(s).length === 1 && typeof (s as Schema).type === 'string';
+
+/**
+ * A schema without its prose, in its shortest equivalent form: `anyOf` of constants becomes an
+ * `enum`, `anyOf` of bare types a list of types, a free-form record's catch-all pattern goes. The
+ * output schemas are for validating results; what the fields mean is in the tool's description and
+ * the API docs, and repeating it in every listing would double tools/list (DESIGN §11).
+ */
+function structureOnly(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(structureOnly);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Schema = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (PROSE.has(k)) continue;
+    // `properties` maps field names, which may be called "description" or "title": those stay.
+    if (k === 'properties') out[k] = Object.fromEntries(Object.entries(v as object).map(([f, p]) => [f, structureOnly(p)]));
+    else if (k === 'patternProperties' && JSON.stringify(v) === '{"^(.*)$":{}}') continue;
+    else out[k] = structureOnly(v);
+  }
+  const options = out.anyOf;
+  if (Array.isArray(options) && Object.keys(out).length === 1) {
+    const types = new Set(options.map((o) => (o as Schema).type));
+    if (options.every(isConst) && types.size === 1) {
+      const [type] = types;
+      return { ...(type ? { type } : {}), enum: options.map((o) => o.const) };
+    }
+    if (options.every(isBareType)) return { type: options.map((o) => o.type) };
+  }
+  return out;
+}
+
+/** What wait_seconds adds to an envelope (core/services/project-work.ts). */
+const WAIT_SCHEMA = structureOnly(JSON.parse(JSON.stringify(WaitStateSchema))) as JsonSchema;
+
+/** The envelope as JSON Schema, `data` being the operation's REST response schema (structure only). */
 function envelopeSchema(op: AnyOperation): Tool['outputSchema'] {
   return {
     type: 'object',
     properties: {
       ok: { type: 'boolean' },
-      data: JSON.parse(JSON.stringify(op.response)) as JsonSchema,
-      error: { type: 'boolean' },
-      code: { type: 'string' },
-      detail: { type: 'object' },
-      status_code: { type: 'integer' },
+      data: structureOnly(JSON.parse(JSON.stringify(op.response))) as JsonSchema,
+      ...(op.waitable ? { wait: WAIT_SCHEMA } : {}),
+      ...(op.name === 'get_project_rows' ? { truncated: { type: 'string' } } : {}),
     },
+    // Error envelopes (error, code, detail, status_code) come with isError, which clients do not
+    // check against the output schema; the server's instructions describe them once.
     required: ['ok'],
   };
 }
@@ -52,11 +95,11 @@ export function buildTools(ops: AnyOperation[], plugins: PluginRegistry): McpToo
       const definition: Tool = {
         name: op.name,
         title: op.summary,
-        description: `${op.description}\n\nAnswers {"ok":true,"data":…} with data as REST ${rest} returns it, or {"ok":false,"error":true,"code":…,"detail":{…},"status_code":N}.`,
+        // The envelope every tool answers is told once, in the server's instructions.
+        description: `${op.description} (REST: ${rest})`,
         inputSchema: args.inputSchema,
         outputSchema: envelopeSchema(op),
         annotations: {
-          title: op.summary,
           readOnlyHint: op.hint === 'read',
           destructiveHint: op.hint === 'destructive',
         },

@@ -59,7 +59,8 @@ describe.each(DIALECTS)('MCP tools/list on %s', (dialect) => {
   });
 
   test('agent hints become annotations: read-only, write and destructive', () => {
-    expect(tools.get('list_projects').annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, title: 'List projects' });
+    expect(tools.get('list_projects').annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(tools.get('list_projects').title).toBe('List projects');
     expect(tools.get('get_project_rows').annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(tools.get('run_builder').annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(tools.get('create_column').annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
@@ -129,11 +130,14 @@ describe.each(DIALECTS)('MCP tools/list on %s', (dialect) => {
     for (const id of ['formula', 'domain_normalizer', 'phone_normalizer', 'icp_score']) expect(tool).toContain(id);
   });
 
-  test('descriptions tell an agent what the tool does and what it answers', () => {
+  test('descriptions tell an agent what the tool does and what it answers (the envelope once, in the instructions)', () => {
     for (const tool of tools.values()) {
       expect(tool.description.length).toBeGreaterThan(60);
-      expect(tool.description).toContain('"ok":true');
+      expect(tool.description).toMatch(/\(REST: (GET|POST|PUT|DELETE) \/.+\)$/);
     }
+    const instructions = client.getInstructions() ?? '';
+    expect(instructions).toContain('{"ok":true,"data":…}');
+    expect(instructions).toContain('"status_code":N');
     expect(tools.get('get_credits').description).toContain('spent per plugin');
   });
 });
