@@ -45,10 +45,10 @@ export function errorEnvelope(e: unknown, requestId: string): ErrorEnvelope {
   return failureEnvelope(failureOf(e, requestId));
 }
 
-/** One text content holding the envelope's JSON, the same object as structuredContent, isError on errors. */
-export function toolResult(envelope: Envelope): CallToolResult {
+/** One text content holding the envelope's JSON (`text`, when already written), the same object as structuredContent, isError on errors. */
+export function toolResult(envelope: Envelope, text = JSON.stringify(envelope)): CallToolResult {
   return {
-    content: [{ type: 'text', text: JSON.stringify(envelope) }],
+    content: [{ type: 'text', text }],
     structuredContent: { ...envelope },
     ...(envelope.ok ? {} : { isError: true }),
   };

@@ -179,7 +179,8 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
     throw e;
   }
   if (!streaming || !response.body) {
-    await server.close();
+    // The answer is complete: the per-request server is closed after it goes out, not before.
+    void server.close().catch(() => undefined);
     return response;
   }
   return closingWithStream(response, () => void server.close().catch(() => undefined));

@@ -107,7 +107,8 @@ export async function callTool(
   if (!outcome.ok) return toolResult(outcomeEnvelope({ ...outcome, failure: inArgumentTerms(outcome.failure, tool.renames) }));
   // wait_seconds: the work the call started, waited for here; the answer's data stays REST's.
   const wait = decoded?.waitSeconds ? await waitAfter(kernel, tool, decoded, outcome.data, extra) : undefined;
-  return toolResult(fitted(kernel, { ...success(outcome.data), ...(wait ? { wait } : {}) }));
+  const { envelope, text } = fitted(kernel, { ...success(outcome.data), ...(wait ? { wait } : {}) });
+  return toolResult(envelope, text);
 }
 
 /** The tool and arguments a tools/call names; bad params are -32602 with a short message. */
@@ -167,7 +168,9 @@ export function createMcpServer(kernel: Kernel, tools: McpTool[], byName: Map<st
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(kernel, op, extra.authInfo, request.params.uri));
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS }));
-  server.setRequestHandler(GetPromptRequestSchema, async (request) => getPrompt(request.params.name, request.params.arguments));
+  server.setRequestHandler(GetPromptRequestSchema, async (request) =>
+    getPrompt(kernel.plugins, request.params.name, request.params.arguments),
+  );
   server.setRequestHandler(CompleteRequestSchema, (request, extra) =>
     complete(kernel, op, extra.authInfo, request.params.ref, request.params.argument),
   );

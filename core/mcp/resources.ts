@@ -85,7 +85,7 @@ export async function readResource(kernel: Kernel, op: Ops, authInfo: AuthInfo |
     data = await operationData(kernel, op('get_project'), authInfo, { params: { project_id: projectId } }, RESOURCE_NOT_FOUND);
   }
   // The same bound as a tool result: a page too large is cut to the page that fits, and says so.
-  const envelope = fitted(kernel, { ok: true, data }) as { ok: boolean; data?: unknown; truncated?: string };
+  const envelope = fitted(kernel, { ok: true, data }).envelope as { ok: boolean; data?: unknown; truncated?: string };
   const body = envelope.ok ? { ...(envelope.data as object), ...(envelope.truncated ? { truncated: envelope.truncated } : {}) } : envelope;
   return { contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(body) }] };
 }

@@ -30,10 +30,12 @@ function alignedSize(max: number, offset: number): number {
  * `page + 1` with the same page_size continues exactly where it stopped), saying so in `truncated`;
  * anything else too large is an error that says how to ask for less.
  */
-export function fitted(kernel: Kernel, envelope: Envelope & { truncated?: string }): Envelope {
+export function fitted(kernel: Kernel, envelope: Envelope & { truncated?: string }): { envelope: Envelope; text: string } {
   const limit = kernel.config.mcpMaxResultBytes;
-  const size = bytes(envelope);
-  if (size <= limit) return envelope;
+  const text = JSON.stringify(envelope);
+  // Bytes ≥ characters, and at most 3 per UTF-16 unit: count them only near the bound.
+  const size = text.length * 3 <= limit ? text.length : Buffer.byteLength(text);
+  if (size <= limit) return { envelope, text };
   if (envelope.ok && isRowPage(envelope.data)) {
     const page = envelope.data;
     const note = 420; // room for the `truncated` sentence and the changed numbers
@@ -49,14 +51,15 @@ export function fitted(kernel: Kernel, envelope: Envelope & { truncated?: string
     if (k > 0) {
       const at = offset / k + 1;
       const data = { ...page, rows: page.rows.slice(0, k), page: at, page_size: k, total_pages: Math.ceil(page.total_rows / k) };
-      return {
+      const cut = {
         ...envelope,
         data,
         truncated: `This page was cut to ${k} rows to stay under ${limit} bytes (MCP_MAX_RESULT_BYTES): it is page ${at} of page_size ${k}. For the next rows ask page=${at + 1}, page_size=${k}; for more rows per page, ask fewer columns (columns_json) or format "values".`,
       } as Envelope;
+      return { envelope: cut, text: JSON.stringify(cut) };
     }
   }
-  return failureEnvelope({
+  const refused = failureEnvelope({
     code: 'payload_too_large',
     status: 413,
     detail: {
@@ -64,4 +67,5 @@ export function fitted(kernel: Kernel, envelope: Envelope & { truncated?: string
     },
     headers: {},
   });
+  return { envelope: refused, text: JSON.stringify(refused) };
 }

@@ -2,7 +2,8 @@
  * `bun run bench:mcp`: tools/call latency of the MCP door beside the same operations over REST, in
  * one run on one service (SQLite in a temp dir by default; `--dialect mysql` starts a throwaway
  * MariaDB). Both doors are driven with plain fetch, so the figures compare the servers, not the
- * clients. Prints a markdown table; the target is MCP p50 within 1.5× of REST.
+ * clients. Prints a markdown table; the target is MCP p50 within 1.3× of REST. Then the typical
+ * agent flow in bytes and tokens (test/bench/mcp-flow.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import { issueApiKey } from '../../core/services/api-keys.ts';
 import { freePort } from '../support/free-port.ts';
 import { createDatabase, startMariaDb } from '../support/mariadb.ts';
 import { type Latency, summarize } from './measure.ts';
+import { flowClient, flowPolling, flowTable, flowWithWaits, RECORD_COLUMNS, toolsListSize } from './mcp-flow.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -108,7 +110,7 @@ async function startServer(env: Record<string, string>, cleanup: (() => Promise<
   void (async () => {
     while (!(await reader.read()).done);
   })();
-  return { rest: `http://127.0.0.1:${port}/api/enterprise`, mcp: `http://127.0.0.1:${mcpPort}/mcp/` };
+  return { rest: `http://127.0.0.1:${port}/api/enterprise`, mcp: `http://127.0.0.1:${mcpPort}/mcp` };
 }
 
 async function main(): Promise<void> {
@@ -120,6 +122,8 @@ async function main(): Promise<void> {
     const repo = storage.workspaces;
     const ws = await repo.create({ name: 'bench', plan: 'pro' });
     const { api_key: key } = await issueApiKey(repo, ws.id);
+    // The flow's builder runs and paid tools spend credits.
+    await storage.credits.grant(ws.id, 100_000, { note: 'bench' });
     const { rest, mcp } = await startServer({ PROVIDER_MODE: 'sandbox', DATABASE_URL: url }, cleanup);
     const headers = { 'service-api-key': key, accept: 'application/json' };
 
@@ -204,6 +208,15 @@ async function main(): Promise<void> {
       }
     }
     console.log(lines.join('\n'));
+    // The agent's flow, in what it reads (a fresh key: the flow's calls are not throttled by the rate).
+    const flowKey = await freshKey();
+    const call = flowClient(mcp, flowKey);
+    console.log(`\n${flowTable(await flowWithWaits(call), await flowPolling(call), await toolsListSize(mcp, flowKey))}`);
+    const records = await flowWithWaits(call, RECORD_COLUMNS);
+    const recordRows = records.steps.at(-1);
+    console.log(
+      `\nThe same flow with record-valued columns (website_info, company_enrich): ${records.tokens.toLocaleString('en')} tokens, of which the 50 rows ${recordRows?.tokens.toLocaleString('en')} — ask fewer columns (columns_json) or fewer rows there.`,
+    );
   } finally {
     for (const step of cleanup) await step().catch(() => {});
   }

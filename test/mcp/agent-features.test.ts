@@ -96,6 +96,8 @@ describe.each(DIALECTS)('MCP resources, prompts and completions on %s', (dialect
     expect(text).toContain('bakeries in Nantes');
     expect(text).toContain('wait_seconds');
     expect(text).toContain('"website_info"');
+    // The builder is found in the registry: a company search whose form takes a query.
+    expect(text).toContain('builder_id "google_maps_search"');
     expect(await rpcCode(client.getPrompt({ name: 'find_and_enrich_companies', arguments: {} }))).toBe(-32602);
     expect(await rpcCode(client.getPrompt({ name: 'no_such_prompt' }))).toBe(-32602);
   });
