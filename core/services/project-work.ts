@@ -118,7 +118,8 @@ export async function waitForWork(kernel: Kernel, projectPk: number, options: Wa
     }
   };
   try {
-    while (state && !state.ended && Date.now() < deadline && !options.signal?.aborted) {
+    // A process told to stop (SIGTERM) answers its waits at once rather than have them cut.
+    while (state && !state.ended && Date.now() < deadline && !options.signal?.aborted && !kernel.lifecycle.draining) {
       tell(state);
       const remaining = deadline - Date.now();
       await new Promise<void>((resolve) => {
