@@ -199,10 +199,16 @@ export async function authenticateClient(repo: OAuthRepo, form: URLSearchParams,
     const decoded = Buffer.from(basic, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw new OAuthError('invalid_client', 'The Basic credentials are not client_id:client_secret', 401);
-    const basicId = decodeURIComponent(decoded.slice(0, colon));
+    let basicId: string;
+    try {
+      // RFC 6749 §2.3.1: both parts are form-encoded before they are joined.
+      basicId = decodeURIComponent(decoded.slice(0, colon));
+      secret = decodeURIComponent(decoded.slice(colon + 1));
+    } catch {
+      throw new OAuthError('invalid_client', 'The Basic credentials are not URL-encoded client_id:client_secret', 401);
+    }
     if (clientId && clientId !== basicId) throw new OAuthError('invalid_request', 'client_id differs from the Basic credentials');
     clientId = basicId;
-    secret = decodeURIComponent(decoded.slice(colon + 1));
     method = 'client_secret_basic';
   }
   let client: OAuthClientRecord;

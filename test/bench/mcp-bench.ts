@@ -15,7 +15,7 @@ import { issueApiKey } from '../../core/services/api-keys.ts';
 import { freePort } from '../support/free-port.ts';
 import { createDatabase, startMariaDb } from '../support/mariadb.ts';
 import { type Latency, summarize } from './measure.ts';
-import { flowClient, flowPolling, flowTable, flowWithWaits, RECORD_COLUMNS, toolsListSize } from './mcp-flow.ts';
+import { flowClient, flowPolling, flowTable, flowWithWaits, RECORD_COLUMNS, rpcPost, toolsListSize } from './mcp-flow.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -160,18 +160,8 @@ async function main(): Promise<void> {
       if (r.status !== 200) throw new Error(`REST ${path} answered ${r.status}`);
       await r.json();
     };
-    let id = 0;
     const mcpCall = (name: string, args: Record<string, unknown>) => async (key: string) => {
-      const r = await fetch(mcp, {
-        method: 'POST',
-        headers: {
-          'service-api-key': key,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-06-18',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } }),
-      });
+      const r = await rpcPost(mcp, key, 'tools/call', { name, arguments: args });
       const body = (await r.json()) as { result?: { isError?: boolean } };
       if (r.status !== 200 || !body.result || body.result.isError)
         throw new Error(`MCP ${name} failed: ${JSON.stringify(body).slice(0, 300)}`);

@@ -57,19 +57,25 @@ export const RECORD_COLUMNS: ToolColumn[] = [
   { name: 'Company', tool_id: 'company_enrich', config: { domain: '{{Website}}' } },
 ];
 
+let rpcId = 0;
+
+/** One JSON-RPC request to the MCP endpoint with a key, as a plain client sends it (no SDK: the figures are the server's). */
+export function rpcPost(mcpUrl: string, key: string, method: string, params?: unknown): Promise<Response> {
+  return fetch(mcpUrl, {
+    method: 'POST',
+    headers: {
+      'service-api-key': key,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, ...(params === undefined ? {} : { params }) }),
+  });
+}
+
 export function flowClient(mcpUrl: string, key: string) {
-  let id = 0;
   return async (name: string, args: Record<string, unknown> = {}): Promise<{ text: string; envelope: any }> => {
-    const r = await fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        'service-api-key': key,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args } }),
-    });
+    const r = await rpcPost(mcpUrl, key, 'tools/call', { name, arguments: args });
     const body = (await r.json()) as { result?: { content: { text: string }[] } };
     const text = body.result?.content[0]?.text;
     if (text === undefined) throw new Error(`${name} failed: ${JSON.stringify(body).slice(0, 300)}`);
@@ -157,16 +163,7 @@ export async function flowPolling(call: Call, columns: ToolColumn[] = SHORT_COLU
 
 /** tools/list as a client reads it once per connection. */
 export async function toolsListSize(mcpUrl: string, key: string): Promise<FlowStep> {
-  const r = await fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      'service-api-key': key,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
+  const r = await rpcPost(mcpUrl, key, 'tools/list');
   const text = JSON.stringify(((await r.json()) as { result: unknown }).result);
   return { call: 'tools/list', bytes: Buffer.byteLength(text), tokens: countTokens(text) };
 }

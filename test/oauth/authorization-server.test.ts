@@ -406,6 +406,11 @@ describe.each(DIALECTS)('OAuth authorization server on %s', (dialect) => {
     expect(without.body.error).toBe('invalid_client');
     const wrong = await postForm(`${origin}/oauth/token`, { ...refresh, client_id: client.client_id, client_secret: 'wfcs_wrong' });
     expect(wrong.body.error).toBe('invalid_client');
+    const malformed = await postForm(`${origin}/oauth/token`, refresh, {
+      authorization: `Basic ${Buffer.from('%zz:%zz').toString('base64')}`,
+    });
+    expect(malformed.status).toBe(401);
+    expect(malformed.body.error).toBe('invalid_client');
     const basic = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
     const ok = await postForm(`${origin}/oauth/token`, refresh, { authorization: basic });
     expect(ok.status).toBe(200);
