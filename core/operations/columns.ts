@@ -69,7 +69,7 @@ export const runPendingColumns = defineOperation({
   name: 'run_pending_columns',
   summary: 'Run tool columns',
   description:
-    'Queues the pending cells (and those that lacked credits) of the given tool columns, or of every tool column. Cells fill in the background: wait for them with wait_for_project (or wait_seconds on MCP), then read get_project_rows. Costs credits per enriched cell.',
+    'Queues the cells of the given tool columns (default: every tool column) that `mode` names — pending by default (never run, or stopped for lack of credits); failed, empty or all to re-run — in every row or only in `row_ids`. Cells fill in the background: wait for them with wait_for_project (or wait_seconds on MCP), then read get_project_rows. Costs credits per enriched cell.',
   hint: 'write',
   method: 'POST',
   path: '/projects/{project_id}/columns/run',
@@ -79,6 +79,19 @@ export const runPendingColumns = defineOperation({
     {
       col_ids: Type.Optional(Type.Array(Type.String(), { description: 'Tool column ids; default: every tool column.' })),
       include_errors: Type.Optional(Type.Boolean({ default: false, description: 'Also re-run cells that ended in error.' })),
+      mode: Type.Optional(
+        Type.Union([Type.Literal('pending'), Type.Literal('failed'), Type.Literal('empty'), Type.Literal('all')], {
+          default: 'pending',
+          description:
+            'Which cells to run: pending (never run, or stopped for lack of credits), failed (ended in error), empty (every cell without a value), all (completed ones too; cached results cost nothing).',
+        }),
+      ),
+      row_ids: Type.Optional(
+        Type.Array(Type.String(), {
+          maxItems: 1000,
+          description: 'Run only these rows (at most 1,000); another id is a 404 and nothing runs.',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),

@@ -134,15 +134,54 @@ export async function createColumn(
   return columnView(column);
 }
 
-/** Which cells `run_pending_columns` (re)starts. */
-const RUNNABLE: CellStatus[] = ['pending', 'insufficient_credits'];
-const RUNNABLE_WITH_ERRORS: CellStatus[] = [...RUNNABLE, 'error'];
+/**
+ * Which cells a run (re)starts, by `mode` (DESIGN §12): `pending` (never run, or stopped for lack of
+ * credits), `failed` (ended in error), `empty` (every cell without a value: those, plus no_result and
+ * skipped), `all` (every cell, completed ones too). Queued and running cells are never moved.
+ */
+export const RUN_MODES = {
+  pending: ['pending', 'insufficient_credits'],
+  failed: ['error'],
+  empty: ['pending', 'insufficient_credits', 'error', 'no_result', 'skipped'],
+  all: ['pending', 'insufficient_credits', 'error', 'no_result', 'skipped', 'completed'],
+} as const satisfies Record<string, readonly CellStatus[]>;
+
+export type RunMode = keyof typeof RUN_MODES;
+
+/** Row ids named by one run: decimal sequence numbers of this project's live rows. */
+const MAX_RUN_ROWS = 1000;
+
+async function runRows(kernel: Kernel, project: Project, rowIds: string[]): Promise<number[]> {
+  const seqs = [...new Set(rowIds)].map((id) => (/^[1-9]\d{0,15}$/.test(id) ? Number(id) : Number.NaN));
+  const found = new Set(
+    (
+      await kernel.storage.rows.getMany(
+        project.pk,
+        seqs.filter((s) => Number.isSafeInteger(s)),
+        [],
+      )
+    ).map((r) => r.seq),
+  );
+  const missing = [...new Set(rowIds)].filter((id, i) => !found.has(seqs[i] as number));
+  if (missing.length) {
+    throw new ServiceError('not_found', {
+      message: `No row ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''} in this project: nothing was run`,
+      missing_row_ids: missing.slice(0, 100),
+    });
+  }
+  return [...found];
+}
 
 /**
- * Queues every pending cell of the given tool columns (all tool columns by default). Cells that
- * are already queued or running are left alone, so calling it twice does not run anything twice.
+ * Queues the cells of the given tool columns (all tool columns by default) that the mode names,
+ * in every row or in `row_ids` only. Cells already queued or running are left alone, so calling it
+ * twice does not run anything twice. Everything is checked before anything is queued.
  */
-export async function runColumns(kernel: Kernel, project: Project, input: { col_ids?: string[]; include_errors?: boolean }) {
+export async function runColumns(
+  kernel: Kernel,
+  project: Project,
+  input: { col_ids?: string[]; include_errors?: boolean; mode?: RunMode; row_ids?: string[] },
+) {
   const columns = (await kernel.storage.projects.columns(project.pk)).filter((c) => c.type === 'tool');
   let chosen = columns;
   if (input.col_ids) {
@@ -156,13 +195,21 @@ export async function runColumns(kernel: Kernel, project: Project, input: { col_
     }
     chosen = input.col_ids.map((id) => byId.get(id) as Column);
   }
+  if (input.row_ids !== undefined && input.row_ids.length > MAX_RUN_ROWS) {
+    throw validationError(`row_ids names ${input.row_ids.length} rows; one run takes at most ${MAX_RUN_ROWS}`, [
+      { path: 'row_ids', message: `at most ${MAX_RUN_ROWS} row ids` },
+    ]);
+  }
+  const rows = input.row_ids === undefined ? undefined : await runRows(kernel, project, input.row_ids);
+  // include_errors (the older switch) adds failed cells to the mode's.
+  const from: CellStatus[] = [...RUN_MODES[input.mode ?? 'pending'], ...(input.include_errors ? (['error'] as const) : [])];
   let queued = 0;
   for (const c of chosen) {
-    const from = input.include_errors ? RUNNABLE_WITH_ERRORS : RUNNABLE;
+    if (rows?.length === 0) break;
     const seqs = await writeStartingJobs(
       kernel,
       (moved: number[]) => enrichmentJobs(kernel, project.pk, c, moved),
-      (jobs) => kernel.storage.rows.moveStatus(project.pk, c.no, from, 'queued', undefined, jobs),
+      (jobs) => kernel.storage.rows.moveStatus(project.pk, c.no, from, 'queued', rows, jobs),
     );
     queued += seqs.length;
   }
