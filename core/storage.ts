@@ -383,8 +383,15 @@ export interface OAuthRepo {
   createClient(client: OAuthClientRecord): Promise<boolean>;
   getClient(clientId: string): Promise<OAuthClientRecord | undefined>;
   saveCode(code: OAuthCodeRecord): Promise<void>;
+  /** A code as stored (used or not), to check its client, redirect URI and PKCE before spending it. */
+  findCode(codeHash: string): Promise<(OAuthCodeRecord & { usedAt: number | null }) | undefined>;
   /** Marks a live code used, in one statement (two exchanges of one code: one wins). */
   redeemCode(codeHash: string, now: number): Promise<OAuthRedeemed<OAuthCodeRecord>>;
+  /**
+   * Records a second use of a code and answers the grant its first use made, if made yet; a grant
+   * made after this (a race) is created revoked.
+   */
+  markCodeReplayed(codeHash: string, now: number): Promise<string | null>;
   /** The grant a code became, with its first refresh token, in one transaction. */
   createGrant(grant: OAuthGrantRecord, refresh: { hash: string; expiresAt: number }, codeHash: string): Promise<void>;
   /**

@@ -8,7 +8,7 @@ import type {
   OAuthSigningKeyRecord,
 } from '../../core/storage.ts';
 import type { Database } from './database.ts';
-import type { OAuthGrantTable, Tables } from './tables.ts';
+import type { OAuthCodeTable, OAuthGrantTable, Tables } from './tables.ts';
 
 const toGrant = (r: Selectable<OAuthGrantTable>): OAuthGrantRecord => ({
   id: r.id,
@@ -21,6 +21,19 @@ const toGrant = (r: Selectable<OAuthGrantTable>): OAuthGrantRecord => ({
   createdAt: Number(r.created_at),
   lastUsedAt: Number(r.last_used_at),
   revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+});
+
+const toCode = (r: Selectable<OAuthCodeTable>): OAuthCodeRecord => ({
+  codeHash: r.code_hash,
+  clientId: r.client_id,
+  clientName: r.client_name,
+  userId: r.user_id,
+  workspaceId: r.workspace_id,
+  redirectUri: r.redirect_uri,
+  codeChallenge: r.code_challenge,
+  resource: r.resource,
+  scope: r.scope,
+  expiresAt: Number(r.expires_at),
 });
 
 /** A grant whose person is still a member of its workspace and that nobody revoked. */
@@ -94,6 +107,17 @@ export class SqlOAuthRepo implements OAuthRepo {
       .execute();
   }
 
+  async findCode(codeHash: string): Promise<(OAuthCodeRecord & { usedAt: number | null }) | undefined> {
+    const r = await this.db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+    return r && { ...toCode(r), usedAt: r.used_at === null ? null : Number(r.used_at) };
+  }
+
+  async markCodeReplayed(codeHash: string, now: number): Promise<string | null> {
+    await this.db.updateTable('oauth_codes').set({ replayed_at: now }).where('code_hash', '=', codeHash).execute();
+    const r = await this.db.selectFrom('oauth_codes').select('grant_id').where('code_hash', '=', codeHash).executeTakeFirst();
+    return r?.grant_id ?? null;
+  }
+
   async redeemCode(codeHash: string, now: number): Promise<OAuthRedeemed<OAuthCodeRecord>> {
     const marked = await this.db
       .updateTable('oauth_codes')
@@ -105,21 +129,7 @@ export class SqlOAuthRepo implements OAuthRepo {
     const r = await this.db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
     if (!r) return { state: 'invalid' };
     if (Number(marked.numUpdatedRows) === 0) return r.used_at === null ? { state: 'invalid' } : { state: 'spent', grantId: r.grant_id };
-    return {
-      state: 'ok',
-      value: {
-        codeHash: r.code_hash,
-        clientId: r.client_id,
-        clientName: r.client_name,
-        userId: r.user_id,
-        workspaceId: r.workspace_id,
-        redirectUri: r.redirect_uri,
-        codeChallenge: r.code_challenge,
-        resource: r.resource,
-        scope: r.scope,
-        expiresAt: Number(r.expires_at),
-      },
-    };
+    return { state: 'ok', value: toCode(r) };
   }
 
   async createGrant(g: OAuthGrantRecord, refresh: { hash: string; expiresAt: number }, codeHash: string): Promise<void> {
@@ -142,8 +152,11 @@ export class SqlOAuthRepo implements OAuthRepo {
         .insertInto('oauth_refresh_tokens')
         .values({ token_hash: refresh.hash, grant_id: g.id, created_at: g.createdAt, expires_at: refresh.expiresAt })
         .execute();
-      // A replayed code revokes what it became (OAuth 2.1 §4.1.3).
+      // A replayed code revokes what it became (OAuth 2.1 §4.1.3), also when the replay came first.
       await trx.updateTable('oauth_codes').set({ grant_id: g.id }).where('code_hash', '=', codeHash).execute();
+      const code = await trx.selectFrom('oauth_codes').select('replayed_at').where('code_hash', '=', codeHash).executeTakeFirst();
+      if (code?.replayed_at != null)
+        await trx.updateTable('oauth_grants').set({ revoked_at: g.createdAt }).where('id', '=', g.id).execute();
     });
   }
 

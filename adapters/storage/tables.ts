@@ -234,6 +234,7 @@ export interface OAuthCodeTable {
   expires_at: number;
   used_at: ColumnType<number | null, number | null | undefined, number | null>;
   grant_id: ColumnType<string | null, string | null | undefined, string | null>;
+  replayed_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface OAuthGrantTable {

@@ -3,7 +3,7 @@ import { openStorage } from '../../adapters/storage/sql-storage.ts';
 import { openStatsBoard } from '../../adapters/metrics/worker-stats-boards.ts';
 import { openQueue } from '../../adapters/queue/open-queue.ts';
 import { type Config, loadConfig } from '../config.ts';
-import { KEY_OVERLAP_MS, SigningKeys } from '../oauth/signing-keys.ts';
+import { SigningKeys } from '../oauth/signing-keys.ts';
 import { setLogLevel } from '../log.ts';
 import { configurePlans, isKnownPlan, planNames } from '../plans.ts';
 import { BalanceOverflowError, MAX_BALANCE } from '../credits/credit-types.ts';
@@ -283,8 +283,9 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
     }
     case 'oauth:rotate-keys': {
       // Every process signs the next token with the new key (keys are read per token) and accepts it at once (by key id).
-      const rotated = await new SigningKeys(storage.oauth).rotate();
-      return { kid: rotated.kid, retired: rotated.retired, retired_keys_verify_until: new Date(Date.now() + KEY_OVERLAP_MS).toISOString() };
+      const keys = new SigningKeys(storage.oauth, config.oauthAccessTokenSeconds);
+      const rotated = await keys.rotate();
+      return { kid: rotated.kid, retired: rotated.retired, retired_keys_verify_until: new Date(Date.now() + keys.overlapMs).toISOString() };
     }
     case 'user:create': {
       const workspaceId = values.workspace;

@@ -138,6 +138,8 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
           op,
           requestId,
           access,
+          // A long wait (GET /projects/{id}/wait) stops when the client goes away.
+          signal: request.signal,
           credentials: session
             ? { caller: { workspace: session.workspace, rateKey: `user:${session.user.id}` } }
             : { apiKey, projectId: op.project ? pathParams.project_id : undefined },

@@ -157,7 +157,7 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
   const message = await singleMessage(body);
   if (message instanceof Response) return message;
   // Tool calls name this request's id in their internal_error and unavailable answers, as the access log does.
-  authInfo.extra = { ...authInfo.extra, requestId };
+  authInfo.extra = { ...authInfo.extra, requestId, signal: request.signal };
   const server = createMcpServer(ctx.kernel, ctx.tools, ctx.byName);
   // A request that asks for progress is answered as an SSE stream (its notifications, then its
   // result); any other as one JSON body.

@@ -64,6 +64,16 @@ function progressReporter(extra: ToolCallExtra): ProgressReporter | undefined {
     }).catch(() => undefined);
 }
 
+/**
+ * Aborted when the client goes away: the JSON-RPC cancellation, or the HTTP request itself (a JSON
+ * answer has no stream whose end would tell; the MCP host puts the request's signal beside the caller).
+ */
+function callSignal(extra: ToolCallExtra): AbortSignal | undefined {
+  const request = extra.authInfo?.extra?.signal as AbortSignal | undefined;
+  const signals = [extra.signal, request].filter((s): s is AbortSignal => s !== undefined);
+  return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+}
+
 /** The project and columns a call's wait_seconds watches: the project it created, or the one whose columns it ran. */
 async function waitAfter(kernel: Kernel, tool: McpTool, decoded: DecodedArguments, data: unknown, extra: ToolCallExtra) {
   const caller = callerOf(extra.authInfo);
@@ -72,7 +82,7 @@ async function waitAfter(kernel: Kernel, tool: McpTool, decoded: DecodedArgument
   const project = caller.workspace && projectId ? await kernel.storage.projects.get(caller.workspace.id, projectId) : undefined;
   if (!project) return undefined;
   const colIds = created ? undefined : (decoded.body() as { col_ids?: string[] } | undefined)?.col_ids;
-  return waitOn(kernel, project, decoded.waitSeconds ?? 0, colIds, { progress: progressReporter(extra), signal: extra.signal });
+  return waitOn(kernel, project, decoded.waitSeconds ?? 0, colIds, { progress: progressReporter(extra), signal: callSignal(extra) });
 }
 
 /** Runs one tool call through the call pipeline, as REST runs the same operation, and wraps the outcome in an envelope. */
@@ -102,12 +112,20 @@ export async function callTool(
       return decoded;
     },
     progress: progressReporter(extra),
-    signal: extra.signal,
+    signal: callSignal(extra),
   });
   if (!outcome.ok) return toolResult(outcomeEnvelope({ ...outcome, failure: inArgumentTerms(outcome.failure, tool.renames) }));
   // wait_seconds: the work the call started, waited for here; the answer's data stays REST's.
-  const wait = decoded?.waitSeconds ? await waitAfter(kernel, tool, decoded, outcome.data, extra) : undefined;
-  const { envelope, text } = fitted(kernel, { ...success(outcome.data), ...(wait ? { wait } : {}) });
+  let wait: Awaited<ReturnType<typeof waitAfter>> | { ended: false; error: string } | undefined;
+  if (decoded?.waitSeconds) {
+    try {
+      wait = await waitAfter(kernel, tool, decoded, outcome.data, extra);
+    } catch (e) {
+      // The write happened: its answer stands, and the wait says why it stopped (a retry would do the write twice).
+      wait = { ended: false, error: `The wait stopped: ${(e as Error).message}; call wait_for_project to wait again` };
+    }
+  }
+  const { envelope, text } = fitted(kernel, { ...success(outcome.data), ...(wait ? { wait } : {}) }, tool.op.hint === 'read');
   return toolResult(envelope, text);
 }
 

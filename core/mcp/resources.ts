@@ -60,7 +60,13 @@ function parseUri(uri: string): { projectId: string; rows?: { page?: string; pag
     return undefined;
   }
   if (url.protocol !== 'workflow:' || url.host !== 'projects') return undefined;
-  const [id, sub, ...rest] = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  let parts: string[];
+  try {
+    parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch {
+    return undefined; // a malformed %-escape names nothing
+  }
+  const [id, sub, ...rest] = parts;
   if (!id || rest.length > 0 || (sub !== undefined && sub !== 'rows')) return undefined;
   if (sub === undefined) return url.search ? undefined : { projectId: id };
   const page = url.searchParams.get('page') ?? undefined;

@@ -25,17 +25,19 @@ function alignedSize(max: number, offset: number): number {
 }
 
 /**
- * Keeps a tool result under MCP_MAX_RESULT_BYTES (DESIGN §11): a page of rows that would be larger
- * is cut to the rows that fit, and answered as the page of that smaller page_size it then is (so
- * `page + 1` with the same page_size continues exactly where it stopped), saying so in `truncated`;
- * anything else too large is an error that says how to ask for less.
+ * Keeps the text of a tool result — what an agent reads — under MCP_MAX_RESULT_BYTES (DESIGN §11;
+ * `structuredContent` repeats it for programs): a page of rows that would be larger is cut to the
+ * rows that fit, and answered as the page of that smaller page_size it then is (so `page + 1` with
+ * the same page_size continues exactly where it stopped), saying so in `truncated`; any other read
+ * too large is an error that says how to ask for less. A write's answer is never replaced: it
+ * happened, and an error would make the agent do it again.
  */
-export function fitted(kernel: Kernel, envelope: Envelope & { truncated?: string }): { envelope: Envelope; text: string } {
+export function fitted(kernel: Kernel, envelope: Envelope & { truncated?: string }, read = true): { envelope: Envelope; text: string } {
   const limit = kernel.config.mcpMaxResultBytes;
   const text = JSON.stringify(envelope);
   // Bytes ≥ characters, and at most 3 per UTF-16 unit: count them only near the bound.
   const size = text.length * 3 <= limit ? text.length : Buffer.byteLength(text);
-  if (size <= limit) return { envelope, text };
+  if (size <= limit || !read) return { envelope, text };
   if (envelope.ok && isRowPage(envelope.data)) {
     const page = envelope.data;
     const note = 420; // room for the `truncated` sentence and the changed numbers

@@ -66,8 +66,8 @@ function envelopeSchema(op: AnyOperation): Tool['outputSchema'] {
       ...(op.waitable ? { wait: WAIT_SCHEMA } : {}),
       ...(op.name === 'get_project_rows' ? { truncated: { type: 'string' } } : {}),
     },
-    // Error envelopes (error, code, detail, status_code) come with isError, which clients do not
-    // check against the output schema; the server's instructions describe them once.
+    // Error envelopes (error, code, detail, status_code) fit too: only `ok` is required and other
+    // fields are allowed; the server's instructions describe them once.
     required: ['ok'],
   };
 }

@@ -128,12 +128,35 @@ function documentUrl(clientId: string): URL {
   return url;
 }
 
-/** Client ID Metadata Documents fetched lately, by URL. */
-const documents = new Map<string, { client: OAuthClientRecord; until: number }>();
+/** Client ID Metadata Documents fetched lately, by URL (or why they could not be read), at most MAX_DOCUMENTS. */
+const documents = new Map<string, { client: OAuthClientRecord | OAuthError; until: number }>();
+const MAX_DOCUMENTS = 1_000;
+/** A document that could not be read is not asked for again for a minute. */
+const FAILURE_TTL_MS = 60_000;
+
+function remember(clientId: string, client: OAuthClientRecord | OAuthError, ttl: number): void {
+  documents.delete(clientId);
+  if (documents.size >= MAX_DOCUMENTS) documents.delete(documents.keys().next().value as string); // the oldest
+  documents.set(clientId, { client, until: Date.now() + ttl });
+}
 
 async function fetchDocument(clientId: string): Promise<OAuthClientRecord> {
   const cached = documents.get(clientId);
-  if (cached && cached.until > Date.now()) return cached.client;
+  if (cached && cached.until > Date.now()) {
+    if (cached.client instanceof OAuthError) throw cached.client;
+    return cached.client;
+  }
+  try {
+    const client = await readDocument(clientId);
+    remember(clientId, client, DOCUMENT_TTL_MS);
+    return client;
+  } catch (e) {
+    if (e instanceof OAuthError) remember(clientId, e, FAILURE_TTL_MS);
+    throw e;
+  }
+}
+
+async function readDocument(clientId: string): Promise<OAuthClientRecord> {
   const url = documentUrl(clientId);
   let body: Record<string, unknown>;
   try {
@@ -167,14 +190,15 @@ async function fetchDocument(clientId: string): Promise<OAuthClientRecord> {
     metadata: withoutEmpty({ client_id: clientId, client_name: name, redirect_uris: uris, client_uri: body.client_uri }),
     createdAt: Date.now(),
   };
-  documents.set(clientId, { client, until: Date.now() + DOCUMENT_TTL_MS });
   return client;
 }
 
 /** The client an id names: registered here, or described by the document its URL serves. */
 export async function findClient(repo: OAuthRepo, clientId: unknown): Promise<OAuthClientRecord> {
   if (typeof clientId !== 'string' || clientId === '') throw new OAuthError('invalid_request', 'client_id is missing');
-  if (clientId.length > MAX_CLIENT_ID_LENGTH) throw new OAuthError('invalid_client', 'Unknown client_id');
+  // Client ids are printable ASCII (registered ids, or URLs as their documents name them): anything else names no client.
+  if (clientId.length > MAX_CLIENT_ID_LENGTH || !/^[\x21-\x7e]+$/.test(clientId))
+    throw new OAuthError('invalid_client', 'Unknown client_id');
   if (isUrlClientId(clientId)) return fetchDocument(clientId);
   const client = await repo.getClient(clientId);
   if (!client)

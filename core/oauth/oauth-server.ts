@@ -2,13 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { type JWTPayload, SignJWT, decodeJwt, errors, jwtVerify } from 'jose';
 import { ServiceError } from '../errors.ts';
 import type { OAuthGrantRecord, OAuthRepo } from '../storage.ts';
-import { KEY_OVERLAP_MS, SigningKeys } from './signing-keys.ts';
+import { SigningKeys } from './signing-keys.ts';
 
 export const ACCESS_TOKEN_SECONDS = 3600;
 /** How long a process trusts that a grant is live before asking the database again. */
 const GRANT_CHECK_MS = 15_000;
 /** Expired codes and refresh tokens (kept a day, for replay detection) and spent keys are deleted hourly. */
 const PRUNE_EVERY_MS = 3600_000;
+
+/** The key a token is signed with (read before anything is spent: see token-endpoint.ts). */
+export type Signer = Awaited<ReturnType<SigningKeys['current']>>;
 
 /** Where the server lives: known once the listeners have their ports (PORT=0 in tests). */
 export interface OAuthAddresses {
@@ -34,7 +37,7 @@ export class OAuthServer {
     /** Access-token lifetime in seconds (OAUTH_ACCESS_TOKEN_SECONDS; an hour by default). */
     readonly accessTokenSeconds = ACCESS_TOKEN_SECONDS,
   ) {
-    this.keys = new SigningKeys(repo);
+    this.keys = new SigningKeys(repo, accessTokenSeconds);
   }
 
   bind(addresses: OAuthAddresses): void {
@@ -57,8 +60,8 @@ export class OAuthServer {
   }
 
   /** A JWT access token for a grant (RFC 9068 shape): `aud` the resource asked for, `sub` the person, `workspace_id`. */
-  async accessToken(grant: OAuthGrantRecord, resource: string): Promise<string> {
-    const { kid, alg, key } = await this.keys.current();
+  async accessToken(grant: OAuthGrantRecord, resource: string, signer?: Signer): Promise<string> {
+    const { kid, alg, key } = signer ?? (await this.keys.current());
     return new SignJWT({ workspace_id: grant.workspaceId, client_id: grant.clientId, scope: grant.scope, grant_id: grant.id })
       .setProtectedHeader({ alg, kid, typ: 'at+jwt' })
       .setIssuer(this.issuer)
@@ -127,7 +130,7 @@ export class OAuthServer {
     const now = Date.now();
     if (now - this.prunedAt < PRUNE_EVERY_MS) return;
     this.prunedAt = now;
-    await this.repo.prune({ keysRetiredBefore: now - KEY_OVERLAP_MS, expiredBefore: now - 24 * 3600_000 });
+    await this.repo.prune({ keysRetiredBefore: now - this.keys.overlapMs, expiredBefore: now - 24 * 3600_000 });
   }
 
   /** Revokes a grant: this process stops its tokens at once, the others within GRANT_CHECK_MS. */

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { type CryptoKey, type JWK, exportJWK, generateKeyPair, importJWK } from 'jose';
 import type { OAuthRepo, OAuthSigningKeyRecord } from '../storage.ts';
 
-/** Access tokens live an hour; a retired key keeps verifying for that long and a little more. */
-export const KEY_OVERLAP_MS = 3600_000 + 300_000;
+/** A retired key keeps verifying as long as the tokens it signed may live, and five minutes more. */
+export const keyOverlapMs = (accessTokenSeconds: number) => accessTokenSeconds * 1000 + 300_000;
 const ALG = 'ES256';
 /** Verifying reads the keys again after this long (and at once for a key id it has not seen). */
 const RELOAD_AFTER_MS = 60_000;
@@ -25,7 +25,15 @@ export class SigningKeys {
   private loadedAt = 0;
   private loading: Promise<void> | undefined;
 
-  constructor(private readonly repo: OAuthRepo) {}
+  /** How long a retired key keeps verifying (the configured token lifetime and five minutes). */
+  readonly overlapMs: number;
+
+  constructor(
+    private readonly repo: OAuthRepo,
+    accessTokenSeconds: number,
+  ) {
+    this.overlapMs = keyOverlapMs(accessTokenSeconds);
+  }
 
   /** Reads the keys again; concurrent callers share one read. */
   private reload(): Promise<void> {
@@ -48,7 +56,7 @@ export class SigningKeys {
   }
 
   private usable(now: number): LoadedKey[] {
-    return this.loaded.filter((k) => k.record.retiredAt === null || k.record.retiredAt > now - KEY_OVERLAP_MS);
+    return this.loaded.filter((k) => k.record.retiredAt === null || k.record.retiredAt > now - this.overlapMs);
   }
 
   /**
@@ -82,7 +90,7 @@ export class SigningKeys {
     return { keys: this.usable(Date.now()).map((k) => ({ ...k.record.publicJwk, kid: k.record.kid, alg: k.record.alg, use: 'sig' })) };
   }
 
-  /** A new signing key; the previous ones retire but keep verifying for KEY_OVERLAP_MS (then OAuthServer.prune deletes them). */
+  /** A new signing key; the previous ones retire but keep verifying for overlapMs (then OAuthServer.prune deletes them). */
   async rotate(): Promise<{ kid: string; retired: string[] }> {
     await this.reload();
     const now = Date.now();

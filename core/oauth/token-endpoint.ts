@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import type { OAuthClientRecord, OAuthGrantRecord } from '../storage.ts';
 import { authenticateClient, sha256 } from './clients.ts';
 import { OAuthError } from './oauth-error.ts';
-import type { OAuthServer } from './oauth-server.ts';
+import type { OAuthServer, Signer } from './oauth-server.ts';
 
 /** Refresh tokens live 30 days from their issue; each use gives a new one. */
 const REFRESH_MS = 30 * 24 * 3600_000;
@@ -21,9 +21,9 @@ function newRefresh() {
   return { token, hash: sha256(token), expiresAt: Date.now() + REFRESH_MS };
 }
 
-async function answer(server: OAuthServer, grant: OAuthGrantRecord, resource: string, refreshToken: string) {
+async function answer(server: OAuthServer, grant: OAuthGrantRecord, resource: string, refreshToken: string, signer: Signer) {
   return {
-    access_token: await server.accessToken(grant, resource),
+    access_token: await server.accessToken(grant, resource, signer),
     token_type: 'Bearer',
     expires_in: server.accessTokenSeconds,
     refresh_token: refreshToken,
@@ -49,20 +49,30 @@ async function authorizationCode(server: OAuthServer, client: OAuthClientRecord,
   if (!VERIFIER.test(verifier))
     throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
   const now = Date.now();
-  const redeemed = await server.repo.redeemCode(sha256(code), now);
-  if (redeemed.state === 'spent') {
+  const hash = sha256(code);
+  const replayed = async () => {
     // A code used twice was stolen or replayed: what it became is revoked too (OAuth 2.1 §4.1.3).
-    if (redeemed.grantId) await server.revokeGrant(redeemed.grantId);
-    throw new OAuthError('invalid_grant', 'This authorization code was already used; the tokens issued for it are revoked');
-  }
-  if (redeemed.state === 'invalid') throw new OAuthError('invalid_grant', 'Unknown or expired authorization code (codes last 60 s)');
-  const found = redeemed.value;
-  if (found.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'This code was issued to another client');
-  if (form.get('redirect_uri') !== found.redirectUri) {
+    const grantId = await server.repo.markCodeReplayed(hash, now);
+    if (grantId) await server.revokeGrant(grantId);
+    return new OAuthError('invalid_grant', 'This authorization code was already used; the tokens issued for it are revoked');
+  };
+  const stored = await server.repo.findCode(hash);
+  if (!stored) throw new OAuthError('invalid_grant', 'Unknown authorization code');
+  if (stored.usedAt !== null) throw await replayed();
+  if (stored.expiresAt <= now) throw new OAuthError('invalid_grant', 'This authorization code expired (codes last 60 s)');
+  // Checked before the code is spent: someone holding a leaked code without its verifier cannot burn it.
+  if (stored.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'This code was issued to another client');
+  if (form.get('redirect_uri') !== stored.redirectUri) {
     throw new OAuthError('invalid_grant', 'redirect_uri must be the one sent to the authorization endpoint');
   }
-  if (!pkceMatches(verifier, found.codeChallenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
-  const resource = resourceOf(server, form, found.resource);
+  if (!pkceMatches(verifier, stored.codeChallenge))
+    throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
+  const resource = resourceOf(server, form, stored.resource);
+  const signer = await server.keys.current();
+  const redeemed = await server.repo.redeemCode(hash, now);
+  if (redeemed.state === 'spent') throw await replayed();
+  if (redeemed.state === 'invalid') throw new OAuthError('invalid_grant', 'This authorization code expired (codes last 60 s)');
+  const found = redeemed.value;
   const refresh = newRefresh();
   const grant: OAuthGrantRecord = {
     id: randomUUID(),
@@ -77,13 +87,15 @@ async function authorizationCode(server: OAuthServer, client: OAuthClientRecord,
     revokedAt: null,
   };
   await server.repo.createGrant(grant, refresh, found.codeHash);
-  return answer(server, grant, resource, refresh.token);
+  return answer(server, grant, resource, refresh.token, signer);
 }
 
 async function refreshToken(server: OAuthServer, client: OAuthClientRecord, form: URLSearchParams) {
   const presented = form.get('refresh_token');
   if (!presented) throw new OAuthError('invalid_request', 'refresh_token is missing');
   const next = newRefresh();
+  // The key is read before the old token is spent: a failure then leaves the client its token.
+  const signer = await server.keys.current();
   const rotated = await server.repo.rotateRefresh(sha256(presented), client.clientId, next, Date.now());
   if (rotated.state === 'spent') {
     // Refresh tokens are single use: a second use means two holders, so the whole grant goes.
@@ -94,7 +106,7 @@ async function refreshToken(server: OAuthServer, client: OAuthClientRecord, form
     throw new OAuthError('invalid_grant', 'Unknown, expired or revoked refresh token: sign in again');
   }
   const grant = rotated.value;
-  return answer(server, grant, resourceOf(server, form, grant.resource), next.token);
+  return answer(server, grant, resourceOf(server, form, grant.resource), next.token, signer);
 }
 
 /**
@@ -113,7 +125,8 @@ export async function tokenRequest(server: OAuthServer, form: URLSearchParams, a
   const client = await authenticateClient(server.repo, form, authorization);
   const tokens =
     grantType === 'authorization_code' ? await authorizationCode(server, client, form) : await refreshToken(server, client, form);
-  await server.prune();
+  // Housekeeping after the answer is ready; its failure must not cost the client its new tokens.
+  void server.prune().catch(() => undefined);
   return tokens;
 }
 

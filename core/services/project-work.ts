@@ -103,7 +103,8 @@ export async function waitForWork(kernel: Kernel, projectPk: number, options: Wa
       [progress, total] = [rowsBase, s.builder.target];
       message = `builder ${s.builder.status}: ${rowsBase} rows created${s.builder.target ? ` of ${s.builder.target}` : ''}`;
     } else {
-      // The rows the run created in the end (its progress is written per page, not after the last).
+      // Once the run ended, the project's rows stand for what it created (its progress is written
+      // per page, not after the last; a builder runs on a new project, so the rows are its own).
       if (sawBuilder) rowsBase = Math.max(rowsBase, s.rows);
       cellsAtStart ??= s.cells_working;
       cellsEnded = Math.max(cellsEnded, cellsAtStart - s.cells_working);
@@ -117,20 +118,25 @@ export async function waitForWork(kernel: Kernel, projectPk: number, options: Wa
       options.onProgress(progress, total, message);
     }
   };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopWaiting: (() => void) | undefined;
+  const onAbort = () => stopWaiting?.();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    // A process told to stop (SIGTERM) answers its waits at once rather than have them cut.
+    // A process told to stop (SIGTERM) answers its waits at its next check (within 2 s) rather than have them cut.
     while (state && !state.ended && Date.now() < deadline && !options.signal?.aborted && !kernel.lifecycle.draining) {
       tell(state);
       const remaining = deadline - Date.now();
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(MAX_CHECK_MS, remaining));
+        stopWaiting = resolve;
+        timer = setTimeout(resolve, Math.min(MAX_CHECK_MS, remaining));
         wake = () => {
           clearTimeout(timer);
           wake = undefined;
-          setTimeout(resolve, Math.min(MIN_CHECK_MS, Math.max(0, deadline - Date.now())));
+          timer = setTimeout(resolve, Math.min(MIN_CHECK_MS, Math.max(0, deadline - Date.now())));
         };
-        options.signal?.addEventListener('abort', () => resolve(), { once: true });
       });
+      clearTimeout(timer);
       wake = undefined;
       state = await workState(kernel, projectPk, options.colIds);
     }
@@ -138,6 +144,8 @@ export async function waitForWork(kernel: Kernel, projectPk: number, options: Wa
     if (state && told >= 0) tell(state);
     return { ended: state?.ended ?? false, waited_seconds: Math.round((Date.now() - started) / 100) / 10, state };
   } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
     stopWatching();
   }
 }

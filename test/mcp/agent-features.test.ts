@@ -79,6 +79,7 @@ describe.each(DIALECTS)('MCP resources, prompts and completions on %s', (dialect
 
   test('resources: unknown URIs and another workspace’s project are "Resource not found" (-32002)', async () => {
     expect(await rpcCode(client.readResource({ uri: 'workflow://elsewhere/1' }))).toBe(-32002);
+    expect(await rpcCode(client.readResource({ uri: 'workflow://projects/%zz' }))).toBe(-32002);
     expect(await rpcCode(client.readResource({ uri: `workflow://projects/${foreignProject}` }))).toBe(-32002);
     expect(await rpcCode(client.readResource({ uri: 'workflow://projects/no-such-project/rows' }))).toBe(-32002);
     expect(await rpcCode(client.readResource({ uri: `workflow://projects/${projectId}/rows?page=0` }))).toBe(-32602);

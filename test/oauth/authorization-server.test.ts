@@ -259,6 +259,17 @@ describe.each(DIALECTS)('OAuth authorization server on %s', (dialect) => {
       return postForm(`${origin}/oauth/token`, { ...base, ...fields });
     };
     expect((await exchange({ code_verifier: pkce().verifier })).body.error).toBe('invalid_grant');
+    // A wrong verifier does not spend the code: someone holding a leaked code cannot burn it.
+    const pair = pkce();
+    const back = await browser.consent(authorizeUrl(client.client_id, pair.challenge), 'allow');
+    const fields = {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code') as string,
+      redirect_uri: REDIRECT,
+      client_id: client.client_id,
+    };
+    expect((await postForm(`${origin}/oauth/token`, { ...fields, code_verifier: pkce().verifier })).body.error).toBe('invalid_grant');
+    expect((await postForm(`${origin}/oauth/token`, { ...fields, code_verifier: pair.verifier })).status).toBe(200);
     expect((await exchange({ redirect_uri: 'http://127.0.0.1:43123/other' })).body.error).toBe('invalid_grant');
     expect((await exchange({ client_id: other.client_id })).body.error).toBe('invalid_grant');
     const wrongResource = await exchange({ resource: 'http://127.0.0.1:1/elsewhere' });
@@ -300,6 +311,10 @@ describe.each(DIALECTS)('OAuth authorization server on %s', (dialect) => {
       expect(res.headers.get('location')).toBeNull();
       expect(await res.text()).toContain('This sign-in cannot continue');
     }
+    // Before sign-in nothing is sent to the client, errors included: this site is no redirector for strangers.
+    const anonymous = await new FormBrowser(origin).get(authorizeUrl(client.client_id, challenge, { code_challenge_method: 'plain' }));
+    expect(anonymous.status).toBe(302);
+    expect(new URL(anonymous.headers.get('location') as string, origin).pathname).toBe('/login');
     const redirected = async (extra: Record<string, string | null>) => {
       const res = await browser.get(authorizeUrl(client.client_id, challenge, extra));
       expect(res.status).toBe(302);
@@ -358,7 +373,7 @@ describe.each(DIALECTS)('OAuth authorization server on %s', (dialect) => {
       fetch(request) {
         const url = new URL(request.url);
         const id = url.href;
-        if (url.pathname === '/good.json')
+        if (url.pathname !== '/impostor.json')
           return Response.json({ client_id: id, client_name: 'Documented Agent', redirect_uris: [REDIRECT] });
         return Response.json({ client_id: 'https://someone.else/client.json', client_name: 'Impostor', redirect_uris: [REDIRECT] });
       },
@@ -370,7 +385,8 @@ describe.each(DIALECTS)('OAuth authorization server on %s', (dialect) => {
       await browser.signIn(alice.email, alice.password);
       // This server reaches loopback addresses only where ALLOW_PRIVATE_NETWORK opens them.
       delete process.env.ALLOW_PRIVATE_NETWORK;
-      const closed = await browser.get(authorizeUrl(good, pkce().challenge));
+      // (Another document than the one read below: one that could not be read is not asked for again for a minute.)
+      const closed = await browser.get(authorizeUrl(`http://127.0.0.1:${documents.port}/closed.json`, pkce().challenge));
       expect(closed.status).toBe(400);
       process.env.ALLOW_PRIVATE_NETWORK = '1';
       const pair = pkce();

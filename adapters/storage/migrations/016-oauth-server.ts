@@ -38,6 +38,7 @@ export function oauthServer(t: SchemaTypes): Migration {
         .addColumn('expires_at', 'bigint', (c) => c.notNull())
         .addColumn('used_at', 'bigint')
         .addColumn('grant_id', 'varchar(36)')
+        .addColumn('replayed_at', 'bigint')
         .modifyEnd(opts)
         .execute();
       await db.schema

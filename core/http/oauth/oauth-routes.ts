@@ -98,13 +98,15 @@ export function oauthRoutes(kernel: Kernel) {
   const authorize = async (request: Request, params: URLSearchParams, posted: boolean) => {
     const checked = await checkAuthorize(server, params);
     if (checked.kind === 'page') return html(authorizeErrorPage(checked.message), 400);
-    if (checked.kind === 'redirect') return seeOther(checked.location);
     const found = await sessionOf(kernel, request.headers.get('cookie'));
     if (!found) {
       if (posted) return html(authorizeErrorPage('Your sign-in ended before you answered. Start again from the application.'), 401);
+      // Sign-in comes first, errors included: anyone may register a client and its redirect URI, so
+      // an error sent back before sign-in would make this site a redirector for strangers (RFC 9700 §4.11.2).
       const url = new URL(request.url);
       return seeOther(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
     }
+    if (checked.kind === 'redirect') return seeOther(checked.location);
     const memberships = await kernel.storage.users.workspacesOf(found.user.id);
     if (!posted) {
       return html(
