@@ -1,4 +1,5 @@
 import { ErrorNote } from '../error-note.tsx';
+import { ListTable } from '../list-table.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, account, boot, session } from '../api.ts';
 
@@ -91,46 +92,31 @@ export function ApiKeysPage() {
             </div>
           )}
           {keys && (
-            <table class="list">
-              <caption class="sr-only">API keys of this workspace</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Created by</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">State</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
+            <ListTable caption="API keys of this workspace" headings={['Key', 'Created', 'Created by', 'Last used', 'State']} actions>
+              {keys.map((k) => (
+                <tr key={k.prefix} data-prefix={k.prefix}>
+                  <td>
+                    <code>{k.prefix}_…</code>
+                  </td>
+                  <td>{when(k.created_at)}</td>
+                  <td>{k.created_by ?? 'admin CLI'}</td>
+                  <td>{when(k.last_used_at)}</td>
+                  <td>{k.revoked_at ? `revoked ${when(k.revoked_at)}` : 'active'}</td>
+                  <td class="actions">
+                    {!k.revoked_at && (
+                      <>
+                        <button type="button" onClick={() => rotate(k.prefix)} aria-label={`Rotate ${k.prefix}`}>
+                          Rotate
+                        </button>
+                        <button type="button" class="danger" onClick={() => revoke(k.prefix)} aria-label={`Revoke ${k.prefix}`}>
+                          Revoke
+                        </button>
+                      </>
+                    )}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {keys.map((k) => (
-                  <tr key={k.prefix} data-prefix={k.prefix}>
-                    <td>
-                      <code>{k.prefix}_…</code>
-                    </td>
-                    <td>{when(k.created_at)}</td>
-                    <td>{k.created_by ?? 'admin CLI'}</td>
-                    <td>{when(k.last_used_at)}</td>
-                    <td>{k.revoked_at ? `revoked ${when(k.revoked_at)}` : 'active'}</td>
-                    <td class="actions">
-                      {!k.revoked_at && (
-                        <>
-                          <button type="button" onClick={() => rotate(k.prefix)} aria-label={`Rotate ${k.prefix}`}>
-                            Rotate
-                          </button>
-                          <button type="button" class="danger" onClick={() => revoke(k.prefix)} aria-label={`Revoke ${k.prefix}`}>
-                            Revoke
-                          </button>
-                        </>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </ListTable>
           )}
         </section>
       )}

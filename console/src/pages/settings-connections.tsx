@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, account, boot } from '../api.ts';
 import { ErrorNote } from '../error-note.tsx';
+import { ListTable } from '../list-table.tsx';
 
 interface Connection {
   id: string;
@@ -53,37 +54,24 @@ export function ConnectionsPage() {
       )}
       {connections && connections.length === 0 && <p>No application is connected to this workspace.</p>}
       {connections && connections.length > 0 && (
-        <table class="list">
-          <caption class="sr-only">Applications connected to this workspace</caption>
-          <thead>
-            <tr>
-              <th scope="col">Application</th>
-              <th scope="col">Connected</th>
-              <th scope="col">Last used</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
+        <ListTable caption="Applications connected to this workspace" headings={['Application', 'Connected', 'Last used']} actions>
+          {connections.map((c) => (
+            <tr key={c.id}>
+              <td>
+                {c.client_name}
+                <br />
+                <small class="meta">{c.client_id}</small>
+              </td>
+              <td>{when(c.connected_at)}</td>
+              <td>{when(c.last_used_at)}</td>
+              <td>
+                <button type="button" class="danger" onClick={() => disconnect(c)} aria-label={`Disconnect ${c.client_name}`}>
+                  Disconnect
+                </button>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {connections.map((c) => (
-              <tr key={c.id}>
-                <td>
-                  {c.client_name}
-                  <br />
-                  <small class="meta">{c.client_id}</small>
-                </td>
-                <td>{when(c.connected_at)}</td>
-                <td>{when(c.last_used_at)}</td>
-                <td>
-                  <button type="button" class="danger" onClick={() => disconnect(c)} aria-label={`Disconnect ${c.client_name}`}>
-                    Disconnect
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </ListTable>
       )}
     </main>
   );

@@ -1,4 +1,5 @@
 import { ErrorNote } from '../error-note.tsx';
+import { ListTable } from '../list-table.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, account, session } from '../api.ts';
 
@@ -47,58 +48,43 @@ export function MembersPage() {
       <h1>Settings · Members</h1>
       <ErrorNote message={error} />
       {members && (
-        <table class="list">
-          <caption class="sr-only">Members of this workspace</caption>
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Since</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
+        <ListTable caption="Members of this workspace" headings={['Email', 'Role', 'Since']} actions>
+          {members.map((m) => (
+            <tr key={m.user_id}>
+              <td>{m.email}</td>
+              <td>
+                {manager ? (
+                  <select
+                    aria-label={`Role of ${m.email}`}
+                    value={m.role}
+                    onChange={(e) => act(() => account('PATCH', `/members/${m.user_id}`, { role: (e.target as HTMLSelectElement).value }))}
+                  >
+                    {ROLES.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </select>
+                ) : (
+                  m.role
+                )}
+              </td>
+              <td>{new Date(m.since).toLocaleDateString()}</td>
+              <td>
+                {manager && m.user_id !== me.user.id && (
+                  <button
+                    type="button"
+                    class="danger"
+                    aria-label={`Remove ${m.email}`}
+                    onClick={() => act(() => account('DELETE', `/members/${m.user_id}`))}
+                  >
+                    Remove
+                  </button>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {members.map((m) => (
-              <tr key={m.user_id}>
-                <td>{m.email}</td>
-                <td>
-                  {manager ? (
-                    <select
-                      aria-label={`Role of ${m.email}`}
-                      value={m.role}
-                      onChange={(e) =>
-                        act(() => account('PATCH', `/members/${m.user_id}`, { role: (e.target as HTMLSelectElement).value }))
-                      }
-                    >
-                      {ROLES.map((r) => (
-                        <option key={r} value={r}>
-                          {r}
-                        </option>
-                      ))}
-                    </select>
-                  ) : (
-                    m.role
-                  )}
-                </td>
-                <td>{new Date(m.since).toLocaleDateString()}</td>
-                <td>
-                  {manager && m.user_id !== me.user.id && (
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={`Remove ${m.email}`}
-                      onClick={() => act(() => account('DELETE', `/members/${m.user_id}`))}
-                    >
-                      Remove
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </ListTable>
       )}
       {manager && (
         <form class="stack" onSubmit={add}>
