@@ -5,7 +5,7 @@ import { runAdmin } from '../../core/cli/admin.ts';
 import { call, connect, data, rpc } from '../mcp/mcp-support.ts';
 import { DIALECTS } from '../support/databases.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
-import { FormBrowser, person, pkce, postForm } from './oauth-support.ts';
+import { allowAndExchange, FormBrowser, person, pkce, postForm } from './oauth-support.ts';
 
 /**
  * The built-in OAuth 2.1 authorization server (DESIGN §10) over real HTTP on both databases:
@@ -63,24 +63,19 @@ describe.each(DIALECTS)('OAuth authorization server on %s', (dialect) => {
     return url.href;
   };
 
-  /** Registration, sign-in, Allow and the code exchange: the tokens a client ends up with. */
+  /** Sign-in, Allow and the code exchange for a registered client: the tokens it ends up with. */
   async function connected(who = alice, workspaceId?: string, client = agent, secret: Record<string, string> = {}) {
     const browser = new FormBrowser(origin);
     await browser.signIn(who.email, who.password);
-    const { verifier, challenge } = pkce();
-    const back = await browser.consent(authorizeUrl(client.client_id, challenge), 'allow', workspaceId);
-    const code = back.searchParams.get('code') as string;
-    const tokens = await postForm(`${origin}/oauth/token`, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      client_id: client.client_id,
-      code_verifier: verifier,
+    const exchanged = await allowAndExchange(browser, {
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
       resource: mcpUrl,
-      ...secret,
+      workspaceId,
+      tokenFields: secret,
     });
-    expect(tokens.status).toBe(200);
-    return { client, browser, tokens: tokens.body, code, verifier };
+    expect(exchanged.status).toBe(200);
+    return { client, browser, tokens: exchanged.body, code: exchanged.code, verifier: exchanged.verifier };
   }
 
   const listProjects = async (accessToken: string, url = mcpUrl) => {

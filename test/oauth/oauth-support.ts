@@ -88,6 +88,41 @@ export async function postForm(url: string, fields: Record<string, string>, head
 }
 
 /**
+ * A signed-in browser allows a client, and the client exchanges the code: what the token endpoint
+ * answered, with the code and verifier (for tests that replay them).
+ */
+export async function allowAndExchange(
+  browser: FormBrowser,
+  o: { clientId: string; redirectUri: string; resource: string; workspaceId?: string; tokenFields?: Record<string, string> },
+) {
+  const { verifier, challenge } = pkce();
+  const url = new URL(`${browser.origin}/oauth/authorize`);
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id: o.clientId,
+    redirect_uri: o.redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource: o.resource,
+    scope: 'workflow',
+    state: 'st-123',
+  }))
+    url.searchParams.set(k, v);
+  const back = await browser.consent(url.href, 'allow', o.workspaceId);
+  const code = back.searchParams.get('code') as string;
+  const tokens = await postForm(`${browser.origin}/oauth/token`, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: o.redirectUri,
+    client_id: o.clientId,
+    code_verifier: verifier,
+    resource: o.resource,
+    ...o.tokenFields,
+  });
+  return { ...tokens, code, verifier };
+}
+
+/**
  * What a client application does to connect, with a person's consent given by form: registers,
  * has the person sign in and Allow, exchanges the code. Answers the client and its tokens.
  */
@@ -101,25 +136,7 @@ export async function connectAgent(origin: string, resource: string, who: { emai
   const client = (await res.json()) as { client_id: string };
   const browser = new FormBrowser(origin);
   await browser.signIn(who.email, who.password);
-  const { verifier, challenge } = pkce();
-  const url = new URL(`${origin}/oauth/authorize`);
-  for (const [k, v] of Object.entries({
-    response_type: 'code',
-    client_id: client.client_id,
-    redirect_uri: redirectUri,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    resource,
-  }))
-    url.searchParams.set(k, v);
-  const back = await browser.consent(url.href, 'allow');
-  const tokens = await postForm(`${origin}/oauth/token`, {
-    grant_type: 'authorization_code',
-    code: back.searchParams.get('code') as string,
-    redirect_uri: redirectUri,
-    client_id: client.client_id,
-    code_verifier: verifier,
-  });
+  const tokens = await allowAndExchange(browser, { clientId: client.client_id, redirectUri, resource });
   if (tokens.status !== 200) throw new Error(`the token endpoint answered ${tokens.status}: ${JSON.stringify(tokens.body)}`);
   return { client, tokens: tokens.body as { access_token: string; refresh_token: string } };
 }
