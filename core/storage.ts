@@ -60,6 +60,9 @@ export interface ApiKeySummary {
   /** The email of the user who created it in the console (null: the admin CLI or BOOTSTRAP_API_KEY). */
   createdBy: string | null;
   lastUsedAt: number | null;
+  /** Credits it may spend per calendar month (UTC); null: no cap. */
+  monthlyCredits: number | null;
+  id: string;
 }
 
 export interface FoundKey {
@@ -73,7 +76,15 @@ export interface WorkspaceRepo {
   create(input: { name: string; plan: string }): Promise<Workspace>;
   get(id: string): Promise<Workspace | undefined>;
   setPlan(id: string, plan: string): Promise<boolean>;
-  addKey(input: { workspaceId: string; prefix: string; keyHash: string; createdBy?: string | null }): Promise<ApiKeyRecord>;
+  addKey(input: {
+    workspaceId: string;
+    prefix: string;
+    keyHash: string;
+    createdBy?: string | null;
+    monthlyCredits?: number | null;
+  }): Promise<ApiKeyRecord>;
+  /** Sets (or with null removes) a live key's monthly credit cap; of this workspace when given (false: no such key). */
+  setKeyCap(prefix: string, monthlyCredits: number | null, workspaceId?: string): Promise<boolean>;
   /** The key with this hash (revoked or not), and its workspace. */
   /** With `projectId`: also the workspace's live project of that id (`null` when it has none), in the same read. */
   findKey(keyHash: string, projectId?: string): Promise<FoundKey | undefined>;

@@ -4,18 +4,22 @@ import {
   BalanceOverflowError,
   type CreditRepo,
   type DebitItem,
+  type KeyMonth,
   type LedgerEntry,
   type LedgerKind,
   type LedgerRef,
   MAX_BALANCE,
+  type SpendLimits,
+  type SpendStop,
 } from '../../core/credits/credit-types.ts';
+import { newId } from '../../core/ids.ts';
 import type { Database } from './database.ts';
 import type { Tables } from './tables.ts';
 
 /** Thrown inside a transaction to roll it back with a known answer. */
 class Abort extends Error {
   constructor(
-    readonly answer: 'insufficient' | 'overflow',
+    readonly answer: 'insufficient' | 'overflow' | 'key_cap',
     /** The balance met, when the answer depends on it. */
     readonly balance = 0,
   ) {
@@ -35,8 +39,15 @@ function ledgerValues(workspaceId: string, kind: LedgerKind, amount: number, ref
     plugin_id: ref.pluginId ?? null,
     note: ref.note ?? null,
     idem_key: ref.idemKey ?? null,
+    key_id: ref.keyId ?? null,
     created_at: Date.now(),
   };
+}
+
+/** The calendar month (UTC) a key's cap counts: its first and the next month's first millisecond. */
+function monthOf(now: number): { start: number; next: number } {
+  const d = new Date(now);
+  return { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1), next: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) };
 }
 
 export class SqlCreditRepo implements CreditRepo {
@@ -61,6 +72,34 @@ export class SqlCreditRepo implements CreditRepo {
     const q = trx.selectFrom('credit_balances').select('balance').where('workspace_id', '=', workspaceId);
     const r = await this.database.dialect.locking.lockedRead(q).executeTakeFirst();
     return Number(r?.balance ?? 0);
+  }
+
+  /** What a key may still spend this month (Infinity without a cap), read under the workspace's balance lock. */
+  private async keyLeft(trx: Kysely<Tables>, keyId: string | undefined | null): Promise<number> {
+    if (!keyId) return Number.POSITIVE_INFINITY;
+    const month = await this.keyMonthIn(trx, keyId);
+    return month ? Math.max(0, month.cap - month.spent) : Number.POSITIVE_INFINITY;
+  }
+
+  private async keyMonthIn(db: Kysely<Tables>, keyId: string): Promise<KeyMonth | null> {
+    const key = await db.selectFrom('api_keys').select('monthly_credits').where('id', '=', keyId).executeTakeFirst();
+    if (key?.monthly_credits === null || key?.monthly_credits === undefined) return null;
+    const { start, next } = monthOf(Date.now());
+    const r = await db
+      .selectFrom('credit_ledger')
+      .select((eb) => eb.fn.sum<number>('amount').as('net'))
+      .where('key_id', '=', keyId)
+      .where('created_at', '>=', start)
+      .executeTakeFirst();
+    return { cap: Number(key.monthly_credits), spent: -Number(r?.net ?? 0), resetsAt: next };
+  }
+
+  /** Locks the run budget and answers what it has left (Infinity without one; 0 when it is gone). */
+  private async budgetLeft(trx: Kysely<Tables>, budgetId: string | undefined): Promise<number> {
+    if (!budgetId) return Number.POSITIVE_INFINITY;
+    const q = trx.selectFrom('run_budgets').select(['cap', 'spent']).where('id', '=', budgetId);
+    const r = await this.database.dialect.locking.lockedRead(q).executeTakeFirst();
+    return r ? Math.max(0, Number(r.cap) - Number(r.spent)) : 0;
   }
 
   async grant(workspaceId: string, amount: number, ref: LedgerRef & { idemKey?: string } = {}): Promise<number> {
@@ -110,10 +149,11 @@ export class SqlCreditRepo implements CreditRepo {
     kind: 'reserve' | 'charge',
     amount: number,
     ref: LedgerRef & { idemKey?: string },
-  ): Promise<'ok' | 'insufficient' | 'duplicate'> {
+  ): Promise<'ok' | 'insufficient' | 'key_cap' | 'duplicate'> {
     try {
       await this.db.transaction().execute(async (trx) => {
         if ((await this.lockedBalance(trx, workspaceId)) < amount) throw new Abort('insufficient');
+        if ((await this.keyLeft(trx, ref.keyId)) < amount) throw new Abort('key_cap');
         await trx
           .insertInto('credit_ledger')
           .values(ledgerValues(workspaceId, kind, -amount, ref))
@@ -122,37 +162,61 @@ export class SqlCreditRepo implements CreditRepo {
       });
       return 'ok';
     } catch (e) {
-      if (e instanceof Abort) return 'insufficient';
+      if (e instanceof Abort) return e.answer === 'key_cap' ? 'key_cap' : 'insufficient';
       if (this.isDuplicateKey(e)) return 'duplicate';
       throw e;
     }
   }
 
-  async chargeMany(workspaceId: string, each: number, items: DebitItem[]): Promise<Set<string>> {
+  async chargeMany(
+    workspaceId: string,
+    each: number,
+    items: DebitItem[],
+    limits: SpendLimits = {},
+  ): Promise<{ paid: Set<string>; stoppedBy: SpendStop | null }> {
     const paid = new Set<string>();
-    if (items.length === 0) return paid;
-    if (each <= 0) return new Set(items.map((i) => i.idemKey));
+    if (items.length === 0) return { paid, stoppedBy: null };
+    if (each <= 0) return { paid: new Set(items.map((i) => i.idemKey)), stoppedBy: null };
+    let stoppedBy: SpendStop | null = null;
     await this.db.transaction().execute(async (trx) => {
+      // The balance row first: every debit of the workspace takes it, so the budget and the key's
+      // month are read by one transaction at a time.
       const balance = await this.lockedBalance(trx, workspaceId);
       const keys = items.map((i) => i.idemKey);
       const existing = await trx.selectFrom('credit_ledger').select('idem_key').where('idem_key', 'in', keys).execute();
       for (const e of existing) if (e.idem_key) paid.add(e.idem_key);
       const fresh = items.filter((i) => !paid.has(i.idemKey));
-      const affordable = fresh.slice(0, Math.max(0, Math.floor(balance / each)));
+      if (fresh.length === 0) return;
+      const bounds: [SpendStop, number][] = [
+        ['run_cap', await this.budgetLeft(trx, limits.budgetId)],
+        ['key_cap', await this.keyLeft(trx, limits.keyId)],
+        ['balance', balance],
+      ];
+      const [bound, left] = bounds.reduce((a, b) => (b[1] < a[1] ? b : a));
+      const affordable = fresh.slice(0, Math.max(0, Math.floor(left / each)));
+      if (affordable.length < fresh.length) stoppedBy = bound;
       if (affordable.length === 0) return;
+      const spent = each * affordable.length;
       for (let i = 0; i < affordable.length; i += 500) {
         await trx
           .insertInto('credit_ledger')
-          .values(affordable.slice(i, i + 500).map((item) => ledgerValues(workspaceId, 'charge', -each, item)))
+          .values(affordable.slice(i, i + 500).map((item) => ledgerValues(workspaceId, 'charge', -each, { ...item, keyId: limits.keyId })))
           .execute();
       }
-      await this.addToBalance(trx, workspaceId, -each * affordable.length);
+      await this.addToBalance(trx, workspaceId, -spent);
+      if (limits.budgetId) {
+        await trx
+          .updateTable('run_budgets')
+          .set({ spent: sql`spent + ${spent}` })
+          .where('id', '=', limits.budgetId)
+          .execute();
+      }
       for (const item of affordable) paid.add(item.idemKey);
     });
-    return paid;
+    return { paid, stoppedBy };
   }
 
-  async refund(workspaceId: string, amount: number, ref: LedgerRef & { idemKey: string }): Promise<void> {
+  async refund(workspaceId: string, amount: number, ref: LedgerRef & { idemKey: string }, budgetId?: string): Promise<void> {
     if (amount <= 0) return;
     try {
       await this.db.transaction().execute(async (trx) => {
@@ -161,10 +225,37 @@ export class SqlCreditRepo implements CreditRepo {
           .values(ledgerValues(workspaceId, 'refund', amount, ref))
           .execute();
         await this.addToBalance(trx, workspaceId, amount);
+        if (budgetId) {
+          await trx
+            .updateTable('run_budgets')
+            .set({ spent: sql`spent - ${amount}` })
+            .where('id', '=', budgetId)
+            .execute();
+        }
       });
     } catch (e) {
       if (!this.isDuplicateKey(e)) throw e;
     }
+  }
+
+  async keyOfEntry(idemKey: string): Promise<string | null> {
+    const r = await this.db.selectFrom('credit_ledger').select('key_id').where('idem_key', '=', idemKey).executeTakeFirst();
+    return r?.key_id ?? null;
+  }
+
+  async createBudget(workspaceId: string, cap: number): Promise<string> {
+    const id = newId();
+    await this.db.insertInto('run_budgets').values({ id, workspace_id: workspaceId, cap, spent: 0, created_at: Date.now() }).execute();
+    return id;
+  }
+
+  async budget(budgetId: string): Promise<{ cap: number; spent: number } | null> {
+    const r = await this.db.selectFrom('run_budgets').select(['cap', 'spent']).where('id', '=', budgetId).executeTakeFirst();
+    return r ? { cap: Number(r.cap), spent: Number(r.spent) } : null;
+  }
+
+  keyMonth(keyId: string): Promise<KeyMonth | null> {
+    return this.keyMonthIn(this.db, keyId);
   }
 
   async balance(workspaceId: string): Promise<number> {
@@ -218,6 +309,7 @@ export class SqlCreditRepo implements CreditRepo {
       rowId: r.row_id,
       pluginId: r.plugin_id,
       note: r.note,
+      keyId: r.key_id,
       idemKey: r.idem_key,
       createdAt: Number(r.created_at),
     }));

@@ -21,6 +21,8 @@ export interface ApiKeyTable {
   /** The user who created it in the console (null: the admin CLI or BOOTSTRAP_API_KEY); migration 015. */
   created_by: ColumnType<string | null, string | null | undefined, string | null>;
   last_used_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Credits the key may spend per calendar month (UTC); null: no cap. Migration 017. */
+  monthly_credits: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** People (migration 015): `email` lower-cased; `password_hash` argon2id (Bun.password). */
@@ -60,7 +62,29 @@ export interface CreditLedgerTable {
   row_id: string | null;
   plugin_id: string | null;
   idem_key: string | null;
+  /** The API key whose call started the spending (migration 017): its monthly cap sums these. */
+  key_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: number;
+}
+
+/** A run's `max_credits` (migration 017): what its cells may still take. */
+export interface RunBudgetTable {
+  id: string;
+  workspace_id: string;
+  cap: number;
+  spent: number;
+  created_at: number;
+}
+
+/** Per workspace and tool, the running figures of its runs (migration 017). */
+export interface ToolStatsTable {
+  workspace_id: string;
+  tool_id: string;
+  attempts: number;
+  found: number;
+  credits: number;
+  latency_ms: number;
+  updated_at: number;
 }
 
 export interface EnrichmentCacheTable {
@@ -290,6 +314,8 @@ export interface Tables {
   api_keys: ApiKeyTable;
   credit_ledger: CreditLedgerTable;
   credit_balances: CreditBalanceTable;
+  run_budgets: RunBudgetTable;
+  tool_stats: ToolStatsTable;
   enrichment_cache: EnrichmentCacheTable;
   idempotency_keys: IdempotencyKeyTable;
   projects: ProjectTable;

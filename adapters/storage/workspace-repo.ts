@@ -18,7 +18,10 @@ const toKey = (r: { key_id: string; id: string; prefix: string; key_hash: string
 });
 
 /** A new key's record. */
-function keyRow(input: { workspaceId: string; prefix: string; keyHash: string; createdBy?: string | null }, at: number) {
+function keyRow(
+  input: { workspaceId: string; prefix: string; keyHash: string; createdBy?: string | null; monthlyCredits?: number | null },
+  at: number,
+) {
   return {
     id: newId(),
     workspace_id: input.workspaceId,
@@ -27,6 +30,7 @@ function keyRow(input: { workspaceId: string; prefix: string; keyHash: string; c
     created_at: at,
     revoked_at: null,
     created_by: input.createdBy ?? null,
+    monthly_credits: input.monthlyCredits ?? null,
   };
 }
 
@@ -69,7 +73,13 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
     return Number(r.numUpdatedRows) > 0 || (await this.get(id)) !== undefined;
   }
 
-  async addKey(input: { workspaceId: string; prefix: string; keyHash: string; createdBy?: string | null }): Promise<ApiKeyRecord> {
+  async addKey(input: {
+    workspaceId: string;
+    prefix: string;
+    keyHash: string;
+    createdBy?: string | null;
+    monthlyCredits?: number | null;
+  }): Promise<ApiKeyRecord> {
     const row = keyRow(input, Date.now());
     await this.db.insertInto('api_keys').values(row).execute();
     return { id: row.id, workspaceId: row.workspace_id, prefix: row.prefix, keyHash: row.key_hash, revokedAt: null };
@@ -120,10 +130,18 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
   ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const now = Date.now();
+      // The new key keeps the old one's monthly cap.
+      const old = await trx
+        .selectFrom('api_keys')
+        .select('monthly_credits')
+        .where('workspace_id', '=', workspaceId)
+        .where('prefix', '=', prefix)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
       if (!(await revokeLive(trx, prefix, now, workspaceId))) return false;
       await trx
         .insertInto('api_keys')
-        .values(keyRow({ workspaceId, ...next }, now))
+        .values(keyRow({ workspaceId, ...next, monthlyCredits: old?.monthly_credits ?? null }, now))
         .execute();
       return true;
     });
@@ -133,7 +151,7 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
     const rows = await this.db
       .selectFrom('api_keys as k')
       .leftJoin('users as u', 'u.id', 'k.created_by')
-      .select(['k.prefix', 'k.created_at', 'k.revoked_at', 'k.last_used_at', 'u.email'])
+      .select(['k.id', 'k.prefix', 'k.created_at', 'k.revoked_at', 'k.last_used_at', 'k.monthly_credits', 'u.email'])
       .where('k.workspace_id', '=', workspaceId)
       .orderBy('k.created_at')
       .orderBy('k.id')
@@ -144,7 +162,24 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
       revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
       createdBy: r.email ?? null,
       lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
+      monthlyCredits: r.monthly_credits === null ? null : Number(r.monthly_credits),
+      id: r.id,
     }));
+  }
+
+  async setKeyCap(prefix: string, monthlyCredits: number | null, workspaceId?: string): Promise<boolean> {
+    let q = this.db
+      .updateTable('api_keys')
+      .set({ monthly_credits: monthlyCredits })
+      .where('prefix', '=', prefix)
+      .where('revoked_at', 'is', null);
+    if (workspaceId !== undefined) q = q.where('workspace_id', '=', workspaceId);
+    const r = await q.executeTakeFirst();
+    if (Number(r.numUpdatedRows) > 0) return true;
+    // MariaDB counts changed rows only: setting the same cap again still found the key.
+    let found = this.db.selectFrom('api_keys').select('id').where('prefix', '=', prefix).where('revoked_at', 'is', null);
+    if (workspaceId !== undefined) found = found.where('workspace_id', '=', workspaceId);
+    return (await found.executeTakeFirst()) !== undefined;
   }
 
   async touchKey(keyId: string, at: number): Promise<void> {

@@ -23,7 +23,8 @@ const MAX_REASON_CHARS = 255;
 
 const USAGE = `usage: bun run admin <command>
   workspace:create --name N [--plan free|pro] [--credits N]   (credits default ${DEFAULT_WORKSPACE_CREDITS})
-  key:create --workspace ID
+  key:create --workspace ID [--monthly-credits N]   (N > 0: the most the key may spend per calendar month, UTC)
+  key:cap --key PREFIX --monthly-credits N|none      (sets or removes a live key's monthly cap)
   key:list --workspace ID
   key:revoke --key KEY_OR_PREFIX
   credits:grant --workspace ID --amount N           (N > 0)
@@ -79,12 +80,18 @@ function joinNegativeValues(args: string[]): string[] {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     const next = args[i + 1];
-    if (/^--[a-z]+$/.test(arg) && next !== undefined && /^-\d/.test(next)) {
+    if (/^--[a-z-]+$/.test(arg) && next !== undefined && /^-\d/.test(next)) {
       out.push(`${arg}=${next}`);
       i++;
     } else out.push(arg);
   }
   return out;
+}
+
+/** A key's monthly cap: a positive whole number, or `none` to remove it. */
+function monthlyCap(raw: string): number | null {
+  if (raw === 'none') return null;
+  return wholeNumber(raw, 'monthly-credits', 1, MAX_BALANCE, `${POSITIVE_CREDITS}, or none`);
 }
 
 /** Grants, turning "past the largest balance" into the operator's error. */
@@ -164,6 +171,7 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
       email: { type: 'string' },
       password: { type: 'string' },
       role: { type: 'string' },
+      'monthly-credits': { type: 'string' },
     },
     strict: true,
   });
@@ -185,8 +193,15 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
     }
     case 'key:create': {
       const ws = await workspaceOrFail(storage, need(values, 'workspace'));
-      const { api_key, prefix } = await issueApiKey(repo, ws.id);
-      return { workspace_id: ws.id, api_key, key_prefix: prefix };
+      const cap = values['monthly-credits'] === undefined ? null : monthlyCap(values['monthly-credits']);
+      const { api_key, prefix } = await issueApiKey(repo, ws.id, undefined, undefined, cap);
+      return { workspace_id: ws.id, api_key, key_prefix: prefix, monthly_credits: cap };
+    }
+    case 'key:cap': {
+      const prefix = keyPrefix(need(values, 'key'));
+      const cap = monthlyCap(need(values, 'monthly-credits'));
+      if (!(await repo.setKeyCap(prefix, cap))) throw new UsageError(`no live key with prefix ${prefix} (see key:list)`);
+      return { key_prefix: prefix, monthly_credits: cap };
     }
     case 'key:list': {
       const ws = await workspaceOrFail(storage, need(values, 'workspace'));
@@ -200,6 +215,7 @@ export async function runAdmin(argv: string[], storage: Storage, config: Config 
           revoked_at: k.revokedAt === null ? null : new Date(k.revokedAt).toISOString(),
           created_by: k.createdBy,
           last_used_at: k.lastUsedAt === null ? null : new Date(k.lastUsedAt).toISOString(),
+          monthly_credits: k.monthlyCredits,
         })),
       };
     }

@@ -1,6 +1,7 @@
 import { ServiceError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import type { AnyBuilder } from '../plugins/plugin-types.ts';
+import { keyCapError } from './key-caps.ts';
 
 /**
  * Charging rules (issue "Credits, plans, quotas"): a builder reserves `target × cost` when the
@@ -20,6 +21,7 @@ export async function reserveBuilderCredits(
   projectId: string,
   builder: AnyBuilder,
   target: number,
+  keyId?: string,
 ): Promise<number> {
   const amount = builderReservation(builder, target);
   if (amount === 0) return 0;
@@ -28,7 +30,12 @@ export async function reserveBuilderCredits(
     pluginId: builder.id,
     idemKey: reserveKey(projectId),
     note: `${builder.id}: up to ${target} rows`,
+    keyId: keyId ?? null,
   });
+  if (answer === 'key_cap') {
+    const month = await kernel.storage.credits.keyMonth(keyId as string);
+    if (month) throw keyCapError(month, amount);
+  }
   if (answer === 'insufficient') {
     const balance = await kernel.storage.credits.balance(workspaceId);
     throw new ServiceError('insufficient_credits', {
@@ -52,11 +59,14 @@ export async function settleBuilderCredits(
   if (builder.cost.credits <= 0) return;
   const held = await kernel.storage.credits.projectNet(projectId, builder.id);
   const spent = rowsCreated * builder.cost.credits;
+  if (held - spent <= 0) return;
   await kernel.storage.credits.refund(workspaceId, held - spent, {
     projectId,
     pluginId: builder.id,
     idemKey: refundKey(projectId),
     note: `${builder.id}: ${rowsCreated} rows written`,
+    // What the key did not spend goes back to its month too.
+    keyId: await kernel.storage.credits.keyOfEntry(reserveKey(projectId)),
   });
 }
 

@@ -6,6 +6,8 @@ export interface LedgerRef {
   rowId?: string | null;
   pluginId?: string | null;
   note?: string | null;
+  /** The API key whose call started the spending (its monthly cap sums these entries). */
+  keyId?: string | null;
 }
 
 /** `adjust`: an operator's correction (admin credits:adjust), signed, with its reason in `note`. */
@@ -41,6 +43,26 @@ export interface LedgerEntry extends LedgerRef {
   createdAt: number;
 }
 
+/**
+ * What bounds a debit beyond the workspace's balance (../shared/DESIGN.md §12): the run's budget
+ * (`max_credits`, a run_budgets record) and the monthly cap of the API key that started the work.
+ */
+export interface SpendLimits {
+  budgetId?: string;
+  keyId?: string;
+}
+
+/** Which bound a debit met first: the balance, the run's `max_credits`, or the key's monthly cap. */
+export type SpendStop = 'balance' | 'run_cap' | 'key_cap';
+
+/** A key's monthly cap and what it spent this calendar month (UTC): what a 402 names. */
+export interface KeyMonth {
+  cap: number;
+  spent: number;
+  /** When the month's sum starts again (ms). */
+  resetsAt: number;
+}
+
 /** One debit of a batch: its own idempotency key, so a redelivered job never pays twice. */
 export interface DebitItem extends LedgerRef {
   idemKey: string;
@@ -71,14 +93,28 @@ export interface CreditRepo {
     kind: 'reserve' | 'charge',
     amount: number,
     ref: LedgerRef & { idemKey?: string },
-  ): Promise<'ok' | 'insufficient' | 'duplicate'>;
+  ): Promise<'ok' | 'insufficient' | 'key_cap' | 'duplicate'>;
   /**
-   * Charges `each` for as many items as the balance covers, in order; answers the idempotency keys
-   * that are paid (now, or by an earlier delivery). The rest could not be paid.
+   * Charges `each` for as many items as the balance and the limits cover, in order; answers the
+   * idempotency keys that are paid (now, or by an earlier delivery), and which bound stopped the
+   * rest (null when every item is paid).
    */
-  chargeMany(workspaceId: string, each: number, items: DebitItem[]): Promise<Set<string>>;
-  /** Gives credits back (kind refund); a second refund with the same key is ignored. */
-  refund(workspaceId: string, amount: number, ref: LedgerRef & { idemKey: string }): Promise<void>;
+  chargeMany(
+    workspaceId: string,
+    each: number,
+    items: DebitItem[],
+    limits?: SpendLimits,
+  ): Promise<{ paid: Set<string>; stoppedBy: SpendStop | null }>;
+  /** Gives credits back (kind refund), to the run's budget too; a second refund with the same key is ignored. */
+  refund(workspaceId: string, amount: number, ref: LedgerRef & { idemKey: string }, budgetId?: string): Promise<void>;
+  /** The key of the entry with this idempotency key (a refund goes to the key its reservation spent). */
+  keyOfEntry(idemKey: string): Promise<string | null>;
+  /** A new run budget of `cap` credits; answers its id. */
+  createBudget(workspaceId: string, cap: number): Promise<string>;
+  /** What a run budget has spent of its cap (null when it does not exist). */
+  budget(budgetId: string): Promise<{ cap: number; spent: number } | null>;
+  /** The key's monthly cap and this month's spending; null when the key has no cap. */
+  keyMonth(keyId: string): Promise<KeyMonth | null>;
   balance(workspaceId: string): Promise<number>;
   /** Credits spent per plugin since `sinceMs` (reservations net of refunds). */
   usage(workspaceId: string, sinceMs: number): Promise<{ plugin_id: string; credits: number }[]>;

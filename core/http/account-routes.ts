@@ -55,7 +55,12 @@ export function accountRoutes(kernel: Kernel) {
     )
     .post(
       '/account/keys',
-      route(201, (found) => admin.createKey(storage, found)),
+      route(201, async (found, r) => admin.createKey(storage, found, await jsonBody(r))),
+      hidden,
+    )
+    .put(
+      '/account/keys/:prefix/cap',
+      route(200, async (found, r, p) => admin.setKeyCap(storage, found, p.prefix ?? '', await jsonBody(r))),
       hidden,
     )
     .post(

@@ -19,6 +19,10 @@ export const EnrichPayloadSchema = Type.Object({
   project_pk: Type.Integer({ minimum: 1 }),
   col_no: Type.Integer({ minimum: 1 }),
   seqs: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1 }),
+  /** The run's max_credits budget (run_budgets.id), when it set one. */
+  budget_id: Type.Optional(Type.String()),
+  /** The API key whose call started the run: charges count against its monthly cap. */
+  key_id: Type.Optional(Type.String()),
 });
 export type EnrichPayload = Static<typeof EnrichPayloadSchema>;
 
@@ -29,13 +33,14 @@ export type EnrichPayload = Static<typeof EnrichPayloadSchema>;
 async function runSteps(kernel: Kernel, batch: EnrichBatch, jobCtx: JobContext, open: OpenRow[], settled: Settled) {
   const spent = new Map<number, number>(); // credits each row has cost this run (the per-row cap)
   const retry: number[] = [];
+  const held: number[] = [];
   let lastError = '';
   for (const [stepIndex, step] of batch.steps.entries()) {
     if (open.length === 0) break;
     const tool = kernel.plugins.tool(step.tool_id);
     if (!tool) {
       for (const o of open) settled.set(o.row.seq, { v: null, s: 'error', e: `tool "${step.tool_id}" is not installed` });
-      return { retry, lastError };
+      return { retry, held, lastError };
     }
     const isLast = stepIndex === batch.steps.length - 1;
     const plan = prepareStep(
@@ -44,7 +49,8 @@ async function runSteps(kernel: Kernel, batch: EnrichBatch, jobCtx: JobContext, 
       settled,
     );
     const cached = await reuseCached(kernel, batch.project.workspaceId, tool, plan.ready, settled);
-    const paid = await chargeRows(kernel, batch, tool, cached.ready, spent, settled);
+    const { paid, held: stopped } = await chargeRows(kernel, batch, tool, cached.ready, spent, settled);
+    held.push(...stopped.map((r) => r.row.seq));
     const ctx = toolContext(kernel, tool, jobCtx.signal, { job_id: batch.jobId, worker: jobCtx.workerId, column: batch.column.id });
     const results = await runTool(
       kernel,
@@ -60,7 +66,7 @@ async function runSteps(kernel: Kernel, batch: EnrichBatch, jobCtx: JobContext, 
     open = [...plan.passOn, ...outcome.next];
   }
   for (const o of open) if (!settled.has(o.row.seq)) settled.set(o.row.seq, { v: null, s: 'no_result' });
-  return { retry, lastError };
+  return { retry, held, lastError };
 }
 
 /**
@@ -77,7 +83,7 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
   const settled: Settled = new Map();
   const sorted = sortByDependencies(batch);
   const open = await applyRunCondition(kernel.expressions, column.runCondition, sorted.open, settled);
-  const { retry, lastError } = await runSteps(kernel, batch, jobCtx, open, settled);
+  const { retry, held, lastError } = await runSteps(kernel, batch, jobCtx, open, settled);
 
   // The results and the jobs of the columns waiting for them commit together.
   const follow = dependentJobs(kernel, batch, [...settled.keys()]);
@@ -93,6 +99,8 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
       ),
   );
   if (sorted.waiting.length) await rows.moveStatus(project.pk, column.no, ['running'], 'queued', sorted.waiting);
+  // Rows a run's max_credits or the key's monthly cap stopped keep their old value, `pending` again.
+  if (held.length) await rows.moveStatus(project.pk, column.no, ['running'], 'pending', held);
   if (retry.length) {
     // The rows that are done stay written; only these are tried again, after the queue's backoff.
     await rows.moveStatus(project.pk, column.no, ['running'], 'queued', retry);

@@ -45,7 +45,7 @@ async function viaApiKey(ctx: McpAuthContext, key: string, who?: KeyHolder, proj
   try {
     const found = await authenticateFor(ctx.kernel.storage.workspaces, key, projectId, who);
     const project = projectId === undefined ? undefined : { id: projectId, project: found.project ?? null };
-    return { method: 'api_key', rateKey: found.rateKey, workspace: found.workspace, project };
+    return { method: 'api_key', rateKey: found.rateKey, keyId: found.keyId, workspace: found.workspace, project };
   } catch (e) {
     if (e instanceof ServiceError && e.code === 'forbidden') return { method: 'api_key', rateKey: rateKeyOf(hashApiKey(key)), denied: e };
     throw e;

@@ -92,11 +92,22 @@ export const runPendingColumns = defineOperation({
           description: 'Run only these rows (at most 1,000); another id is a 404 and nothing runs.',
         }),
       ),
+      max_credits: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          description:
+            'Stop charging once this run has spent this many credits (refunds give credits back to it); the cells left stay pending. Above 0.',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
-  response: Type.Object({ queued: Type.Integer({ description: 'Cells queued.' }) }),
+  response: Type.Object({
+    queued: Type.Integer({ description: 'Cells queued.' }),
+    max_credits: Type.Optional(Type.Integer({ description: 'The run’s cap, when it set one.' })),
+  }),
   example: { params: { project_id: EXAMPLE_IDS.project }, body: { col_ids: [EXAMPLE_IDS.domainColumn] }, response: { queued: 20 } },
   waitable: 'columns',
-  handler: ({ kernel, project, body }) => runColumns(kernel, project, body),
+  spends: true,
+  handler: ({ kernel, project, body, keyId }) => runColumns(kernel, project, body, keyId),
 });

@@ -20,6 +20,8 @@ export interface OperationContext<P, Q, B> {
   progress?: ProgressReporter;
   /** Aborted when the caller has gone (long waits stop early). */
   signal?: AbortSignal;
+  /** The API key of the call, when it came with one: the work it starts spends against its monthly cap. */
+  keyId?: string;
 }
 
 /**
@@ -67,6 +69,11 @@ export interface Operation<
    * the tool columns it runs (`columns`: the path's project, the body's col_ids).
    */
   waitable?: 'created' | 'columns';
+  /**
+   * Starts work that spends credits: a call with an API key whose monthly cap is spent is refused
+   * with 402 before it runs (the work's charges also stop at the cap).
+   */
+  spends?: boolean;
   /** Extra documented error statuses: status → description. */
   errors?: Record<number, string>;
   /** A typical call and its answer, shown in the API docs; typed by the schemas, checked against them by test/openapi-examples.test.ts. */

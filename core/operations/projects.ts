@@ -36,7 +36,8 @@ export const createProject = defineOperation({
     response: { project_id: EXAMPLE_IDS.project },
   },
   waitable: 'created',
-  handler: ({ kernel, workspace, body }) => createProjectFromBuilder(kernel, workspace, body),
+  spends: true,
+  handler: ({ kernel, workspace, body, keyId }) => createProjectFromBuilder(kernel, workspace, body, keyId),
 });
 
 export const listProjects = defineOperation({

@@ -45,7 +45,8 @@ export const addRowsOp = defineOperation({
     },
     response: { row_ids: ['21', '22'], created: 2 },
   },
-  handler: async ({ kernel, workspace, project, body }) => {
+  spends: true,
+  handler: async ({ kernel, workspace, project, body, keyId }) => {
     const columns = await kernel.storage.projects.columns(project);
     // Check every item before writing anything, so a bad item leaves the project untouched.
     const cells = body.rows.map((company, i) => {
@@ -58,7 +59,7 @@ export const addRowsOp = defineOperation({
       }
     });
     await checkRowQuota(kernel, workspace, project.pk, cells.length);
-    const seqs = await insertRows(kernel, project.pk, columns, cells);
+    const seqs = await insertRows(kernel, project.pk, columns, cells, undefined, keyId ? { keyId } : {});
     return { row_ids: seqs.map(String), created: seqs.length };
   },
 });

@@ -30,7 +30,8 @@ export const addRowOp = defineOperation({
     body: { company: EXAMPLE_COMPANY },
     response: { row_id: '21', message: 'Row created', error_detail: null },
   },
-  handler: ({ kernel, workspace, project, body }) => addRow(kernel, workspace, project, body.company),
+  spends: true,
+  handler: ({ kernel, workspace, project, body, keyId }) => addRow(kernel, workspace, project, body.company, keyId),
 });
 
 export const listRowsOp = defineOperation({

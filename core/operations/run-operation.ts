@@ -2,6 +2,7 @@ import { ServiceError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Project, Workspace } from '../model.ts';
 import { admitCall } from '../services/admission.ts';
+import { refuseSpentKey } from '../credits/key-caps.ts';
 import { authenticateFor, type KeyHolder } from '../services/api-keys.ts';
 import { type CallInput, checkInput } from './call-input.ts';
 import { withIdempotency } from './idempotency.ts';
@@ -19,6 +20,8 @@ import { failureOf, type Outcome } from './outcome.ts';
 export interface Caller {
   /** Whose request budget a call spends: per API key (the same for both doors) or per OAuth subject. */
   rateKey: string;
+  /** The API key the caller presented (spending counts against its monthly cap); none for people and OAuth tokens. */
+  keyId?: string;
   workspace?: Workspace;
   /** Why this caller may not use the API (a plan without API access, the database away…), answered on every call. */
   denied?: unknown;
@@ -48,21 +51,21 @@ export interface Call {
 }
 
 /** A caller allowed in: its workspace, its request budget and the project read with its key. */
-type Authenticated = Required<Pick<Caller, 'workspace' | 'rateKey'>> & Pick<Caller, 'project'>;
+type Authenticated = Required<Pick<Caller, 'workspace' | 'rateKey'>> & Pick<Caller, 'project' | 'keyId'>;
 
 async function authenticate(kernel: Kernel, call: Call): Promise<Authenticated> {
   const { credentials } = call;
   if ('caller' in credentials) {
-    const { workspace, rateKey, project, denied } = credentials.caller;
+    const { workspace, rateKey, project, denied, keyId } = credentials.caller;
     if (!workspace) throw denied ?? new ServiceError('unauthorized', { message: 'Missing credentials' });
-    return { workspace, rateKey, project };
+    return { workspace, rateKey, project, keyId };
   }
   // An id no project can have is not looked up (the ownership step refuses it).
   const projectId =
     credentials.projectId !== undefined && credentials.projectId.length <= MAX_ID_LENGTH ? credentials.projectId : undefined;
   const found = await authenticateFor(kernel.storage.workspaces, credentials.apiKey, projectId, call.access);
   const project = projectId === undefined ? undefined : { id: projectId, project: found.project ?? null };
-  return { workspace: found.workspace, rateKey: found.rateKey, project };
+  return { workspace: found.workspace, rateKey: found.rateKey, keyId: found.keyId, project };
 }
 
 /** The input with each part parsed at most once, however often the pipeline reads it. */
@@ -132,6 +135,7 @@ async function execute(kernel: Kernel, call: Call, caller: Authenticated, input:
   const { op } = call;
   const project = await ownedProject(kernel, op, caller, input.params);
   const { params, query, body } = checkInput(op, input);
+  if (op.spends && caller.keyId) await refuseSpentKey(kernel, caller.keyId);
   try {
     // `project` is set whenever the operation declares `project: true`, which is when handlers read it.
     return await op.handler({
@@ -143,6 +147,7 @@ async function execute(kernel: Kernel, call: Call, caller: Authenticated, input:
       body,
       progress: call.progress,
       signal: call.signal,
+      keyId: caller.keyId,
     });
   } catch (e) {
     // A handler's validation failure takes the operation's spec status (400 / 403) unless it chose one.

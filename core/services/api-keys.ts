@@ -41,12 +41,13 @@ export async function issueApiKey(
   workspaceId: string,
   key?: string,
   createdBy?: string,
+  monthlyCredits?: number | null,
 ): Promise<{ api_key: string; prefix: string }> {
   // A key chosen by the operator (BOOTSTRAP_API_KEY) may have any shape; give it a stable prefix.
   const generated = key
     ? { key, prefix: /^wfs_[0-9a-f]{8}_/.test(key) ? keyPrefix(key) : `boot_${hashApiKey(key).slice(0, 8)}` }
     : generateApiKey();
-  await repo.addKey({ workspaceId, prefix: generated.prefix, keyHash: hashApiKey(generated.key), createdBy });
+  await repo.addKey({ workspaceId, prefix: generated.prefix, keyHash: hashApiKey(generated.key), createdBy, monthlyCredits });
   return { api_key: generated.key, prefix: generated.prefix };
 }
 
@@ -81,7 +82,7 @@ export async function authenticateFor(
   header: string | null | undefined,
   projectId?: string,
   who?: KeyHolder,
-): Promise<{ workspace: Workspace; rateKey: string; project?: Project | null }> {
+): Promise<{ workspace: Workspace; rateKey: string; keyId: string; project?: Project | null }> {
   const key = header?.trim();
   if (!key) {
     throw new ServiceError('unauthorized', 'Missing API key: send it in the service-api-key header');
@@ -102,5 +103,5 @@ export async function authenticateFor(
       `The workspace's plan "${found.workspace.plan}" has no API access; upgrade it (bun run admin plan:set --workspace ${found.workspace.id} --plan pro)`,
     );
   }
-  return { workspace: found.workspace, rateKey: rateKeyOf(hash), project: found.project };
+  return { workspace: found.workspace, rateKey: rateKeyOf(hash), keyId: found.key.id, project: found.project };
 }

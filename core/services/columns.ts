@@ -8,6 +8,7 @@ import { valueBytes } from '../rows/cell-limits.ts';
 import { schemaErrors } from '../schema/validate.ts';
 import { writeStartingJobs } from '../jobs/job-outbox.ts';
 import { enrichmentJobs } from './row-insert.ts';
+import type { SpendLimits } from '../credits/credit-types.ts';
 
 export interface CreateColumnInput {
   name: string;
@@ -180,7 +181,8 @@ async function runRows(kernel: Kernel, project: Project, rowIds: string[]): Prom
 export async function runColumns(
   kernel: Kernel,
   project: Project,
-  input: { col_ids?: string[]; include_errors?: boolean; mode?: RunMode; row_ids?: string[] },
+  input: { col_ids?: string[]; include_errors?: boolean; mode?: RunMode; row_ids?: string[]; max_credits?: number },
+  keyId?: string,
 ) {
   const columns = (await kernel.storage.projects.columns(project.pk)).filter((c) => c.type === 'tool');
   let chosen = columns;
@@ -200,18 +202,30 @@ export async function runColumns(
       { path: 'row_ids', message: `at most ${MAX_RUN_ROWS} row ids` },
     ]);
   }
+  if (input.max_credits !== undefined && !(Number.isSafeInteger(input.max_credits) && input.max_credits > 0)) {
+    throw validationError(`max_credits is ${input.max_credits}; a run's cap is a whole number of credits above 0`, [
+      { path: 'max_credits', message: 'must be a whole number above 0' },
+    ]);
+  }
   const rows = input.row_ids === undefined ? undefined : await runRows(kernel, project, input.row_ids);
   // include_errors (the older switch) adds failed cells to the mode's.
   const from: CellStatus[] = [...RUN_MODES[input.mode ?? 'pending'], ...(input.include_errors ? (['error'] as const) : [])];
+  // One budget for the whole run (every column it queues, and the columns they feed).
+  const limits: SpendLimits = {
+    ...(input.max_credits !== undefined
+      ? { budgetId: await kernel.storage.credits.createBudget(project.workspaceId, input.max_credits) }
+      : {}),
+    ...(keyId ? { keyId } : {}),
+  };
   let queued = 0;
   for (const c of chosen) {
     if (rows?.length === 0) break;
     const seqs = await writeStartingJobs(
       kernel,
-      (moved: number[]) => enrichmentJobs(kernel, project.pk, c, moved),
+      (moved: number[]) => enrichmentJobs(kernel, project.pk, c, moved, limits),
       (jobs) => kernel.storage.rows.moveStatus(project.pk, c.no, from, 'queued', rows, jobs),
     );
     queued += seqs.length;
   }
-  return { queued };
+  return { queued, ...(limits.budgetId ? { max_credits: input.max_credits } : {}) };
 }

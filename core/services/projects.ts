@@ -49,6 +49,7 @@ export async function createProjectFromBuilder(
   kernel: Kernel,
   workspace: Workspace,
   input: { builder_id: string; form_data: Record<string, unknown>; name?: string },
+  keyId?: string,
 ): Promise<{ project_id: string }> {
   const builder = kernel.plugins.builder(input.builder_id);
   if (!builder) {
@@ -72,7 +73,7 @@ export async function createProjectFromBuilder(
   const projectId = newId();
   const rowQuota = planRules(workspace.plan).maxRowsPerProject ?? Number.POSITIVE_INFINITY;
   const target = Math.min(builder.target(input.form_data), builder.maxRows, rowQuota);
-  await reserveBuilderCredits(kernel, workspace.id, projectId, builder, target); // 402 when the balance is short
+  await reserveBuilderCredits(kernel, workspace.id, projectId, builder, target, keyId); // 402 when the balance or the key's cap is short
   let project: Project;
   try {
     // The project and its builder run's job commit together; with Redis away the job waits in the outbox.

@@ -1,4 +1,5 @@
 import { columnSteps } from '../columns/column-steps.ts';
+import type { SpendLimits } from '../credits/credit-types.ts';
 import { ServiceError } from '../errors.ts';
 import { type JobRequest, writeStartingJobs } from '../jobs/job-outbox.ts';
 import type { Kernel } from '../kernel.ts';
@@ -20,11 +21,13 @@ export function enrichJobRows(kernel: Kernel, column: Column): number {
 }
 
 /** The jobs that enrich these rows for one tool column, `enrichJobRows` rows each. */
-export function enrichmentJobs(kernel: Kernel, projectPk: number, column: Column, seqs: number[]): JobRequest[] {
+export function enrichmentJobs(kernel: Kernel, projectPk: number, column: Column, seqs: number[], limits: SpendLimits = {}): JobRequest[] {
   const size = enrichJobRows(kernel, column);
+  // The run's budget and the caller's key travel with each job: its charges take from them.
+  const spend = { ...(limits.budgetId ? { budget_id: limits.budgetId } : {}), ...(limits.keyId ? { key_id: limits.keyId } : {}) };
   const jobs: JobRequest[] = [];
   for (let i = 0; i < seqs.length; i += size) {
-    jobs.push({ type: ENRICH_JOB, payload: { project_pk: projectPk, col_no: column.no, seqs: seqs.slice(i, i + size) } });
+    jobs.push({ type: ENRICH_JOB, payload: { project_pk: projectPk, col_no: column.no, seqs: seqs.slice(i, i + size), ...spend } });
   }
   return jobs;
 }
@@ -55,6 +58,7 @@ export async function insertRows(
   columns: Column[],
   rows: Record<number, Cell>[],
   builderState?: BuilderRunState,
+  limits: SpendLimits = {},
 ): Promise<number[]> {
   checkSizes(kernel, columns, rows);
   const auto = columns.filter((c) => c.type === 'tool' && c.autoRun);
@@ -63,7 +67,7 @@ export async function insertRows(
   // The rows and the jobs that enrich them commit together (core/jobs/job-outbox.ts).
   return writeStartingJobs(
     kernel,
-    (seqs: number[]) => auto.flatMap((c) => enrichmentJobs(kernel, projectPk, c, seqs)),
+    (seqs: number[]) => auto.flatMap((c) => enrichmentJobs(kernel, projectPk, c, seqs, limits)),
     (jobs) => kernel.storage.rows.insert(projectPk, columns, rows, builderState, jobs),
   );
 }

@@ -29,22 +29,54 @@ export async function listKeys(storage: Storage, found: FoundSession) {
   requireManager(found);
   const keys = await storage.workspaces.listKeys(found.workspace.id);
   return {
-    keys: keys.map((k) => ({
-      prefix: k.prefix,
-      created_at: iso(k.createdAt),
-      created_by: k.createdBy,
-      last_used_at: iso(k.lastUsedAt),
-      revoked_at: iso(k.revokedAt),
-    })),
+    keys: await Promise.all(
+      keys.map(async (k) => ({
+        prefix: k.prefix,
+        created_at: iso(k.createdAt),
+        created_by: k.createdBy,
+        last_used_at: iso(k.lastUsedAt),
+        revoked_at: iso(k.revokedAt),
+        monthly_credits: k.monthlyCredits,
+        spent_this_month: k.monthlyCredits === null ? null : ((await storage.credits.keyMonth(k.id))?.spent ?? 0),
+      })),
+    ),
   };
 }
 
-/** A new key: the whole key is in this answer only. */
-export async function createKey(storage: Storage, found: FoundSession) {
+/** A monthly credit cap as given: a whole number above 0, or null (or absent, or "") for none. */
+export function checkMonthlyCredits(value: unknown): number | null {
+  if (value === undefined || value === null || value === '') return null;
+  const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof n === 'number' && Number.isSafeInteger(n) && n > 0) return n;
+  throw validationError('monthly_credits is a whole number of credits above 0, or null for no cap', [
+    { path: 'monthly_credits', message: 'must be a whole number above 0, or null' },
+  ]);
+}
+
+/** A new key, with an optional monthly credit cap: the whole key is in this answer only. */
+export async function createKey(storage: Storage, found: FoundSession, body: { monthly_credits?: unknown } = {}) {
   requireManager(found);
+  const monthlyCredits = checkMonthlyCredits(body.monthly_credits);
   const { key, prefix } = generateApiKey();
-  await storage.workspaces.addKey({ workspaceId: found.workspace.id, prefix, keyHash: hashApiKey(key), createdBy: found.user.id });
-  return { api_key: key, prefix };
+  await storage.workspaces.addKey({
+    workspaceId: found.workspace.id,
+    prefix,
+    keyHash: hashApiKey(key),
+    createdBy: found.user.id,
+    monthlyCredits,
+  });
+  return { api_key: key, prefix, monthly_credits: monthlyCredits };
+}
+
+/** Sets or removes a live key's monthly credit cap. */
+export async function setKeyCap(storage: Storage, found: FoundSession, rawPrefix: string, body: { monthly_credits?: unknown }) {
+  requireManager(found);
+  const prefix = checkPrefix(rawPrefix);
+  const monthlyCredits = checkMonthlyCredits(body.monthly_credits);
+  if (!(await storage.workspaces.setKeyCap(prefix, monthlyCredits, found.workspace.id))) {
+    throw new ServiceError('not_found', `No live key ${prefix} in this workspace`);
+  }
+  return { prefix, monthly_credits: monthlyCredits };
 }
 
 /** A new key in place of a live one, which stops working at once. */

@@ -15,6 +15,7 @@ import { jobOutbox } from './013-job-outbox.ts';
 import { rowChanges } from './014-row-changes.ts';
 import { accounts } from './015-accounts.ts';
 import { oauthServer } from './016-oauth-server.ts';
+import { spendControl } from './017-spend-control.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(types: SchemaTypes): MigrationProvider {
@@ -36,6 +37,7 @@ export function migrationProvider(types: SchemaTypes): MigrationProvider {
         '014-row-changes': rowChanges(types),
         '015-accounts': accounts(types),
         '016-oauth-server': oauthServer(types),
+        '017-spend-control': spendControl(types),
       };
     },
   };

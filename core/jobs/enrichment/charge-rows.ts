@@ -9,12 +9,14 @@ const entryOf = (batch: EnrichBatch, tool: AnyTool, r: ReadyRow, idemKey: string
   columnId: batch.column.id,
   rowId: String(r.row.seq),
   pluginId: tool.id,
+  keyId: batch.limits.keyId ?? null,
 });
 
 /**
  * Step 6, charge: each row pays the tool's price before it runs (one idempotency key per row, step
- * and job: a retried job does not pay twice). A row the balance cannot pay for ends
- * `insufficient_credits`. Answers the rows paid for.
+ * and job: a retried job does not pay twice), within the run's `max_credits` and the key's monthly
+ * cap. A row the balance cannot pay for ends `insufficient_credits`; a row a cap stops is held: it
+ * goes back to `pending` with its old value, for a later run. Answers the rows paid for and those held.
  */
 export async function chargeRows(
   kernel: Kernel,
@@ -23,22 +25,29 @@ export async function chargeRows(
   ready: ReadyRow[],
   spent: Map<number, number>,
   settled: Settled,
-): Promise<ReadyRow[]> {
+): Promise<{ paid: ReadyRow[]; held: ReadyRow[] }> {
   const price = Math.max(0, tool.cost.credits);
-  if (price === 0 || ready.length === 0) return ready;
-  const paid = await kernel.storage.credits.chargeMany(
+  if (price === 0 || ready.length === 0) return { paid: ready, held: [] };
+  const { paid, stoppedBy } = await kernel.storage.credits.chargeMany(
     batch.project.workspaceId,
     price,
     ready.map((r) => entryOf(batch, tool, r, r.chargeKey)),
+    batch.limits,
   );
-  return ready.filter((r) => {
+  const held: ReadyRow[] = [];
+  const run = ready.filter((r) => {
     if (paid.has(r.chargeKey)) {
       spent.set(r.row.seq, (spent.get(r.row.seq) ?? 0) + price);
       return true;
     }
-    settled.set(r.row.seq, { v: null, s: 'insufficient_credits', e: `needs ${price} credits; add credits, then run the column again` });
+    if (stoppedBy === 'balance') {
+      settled.set(r.row.seq, { v: null, s: 'insufficient_credits', e: `needs ${price} credits; add credits, then run the column again` });
+    } else {
+      held.push(r);
+    }
     return false;
   });
+  return { paid: run, held };
 }
 
 /** Tools paid per result give the credit back for rows where they found nothing. */
@@ -51,7 +60,12 @@ export async function refundRows(
 ): Promise<void> {
   const price = Math.max(0, tool.cost.credits);
   for (const r of rows) {
-    await kernel.storage.credits.refund(batch.project.workspaceId, price, entryOf(batch, tool, r, `${r.chargeKey}:refund`));
+    await kernel.storage.credits.refund(
+      batch.project.workspaceId,
+      price,
+      entryOf(batch, tool, r, `${r.chargeKey}:refund`),
+      batch.limits.budgetId,
+    );
     spent.set(r.row.seq, (spent.get(r.row.seq) ?? 0) - price);
   }
 }

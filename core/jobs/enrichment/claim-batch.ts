@@ -10,7 +10,7 @@ import type { EnrichBatch } from './enrich-batch.ts';
 export async function claimBatch(
   kernel: Kernel,
   jobId: string,
-  payload: { project_pk: number; col_no: number; seqs: number[] },
+  payload: { project_pk: number; col_no: number; seqs: number[]; budget_id?: string; key_id?: string },
 ): Promise<EnrichBatch | null> {
   const { projects, rows } = kernel.storage;
   const project = await projects.getByPk(payload.project_pk);
@@ -22,5 +22,6 @@ export async function claimBatch(
   if (claimed.length === 0) return null;
   // Tool values live with their keys: read every other tool column (conditions and formulas may use any).
   const others = columns.filter((c) => c.type === 'tool' && c.no !== column.no).map((c) => c.no);
-  return { jobId, project, columns, column, steps: columnSteps(column), rows: await rows.getMany(project.pk, claimed, others) };
+  const limits = { ...(payload.budget_id ? { budgetId: payload.budget_id } : {}), ...(payload.key_id ? { keyId: payload.key_id } : {}) };
+  return { jobId, project, columns, column, steps: columnSteps(column), rows: await rows.getMany(project.pk, claimed, others), limits };
 }

@@ -1,3 +1,4 @@
+import type { SpendLimits } from '../../credits/credit-types.ts';
 import type { Cell, Column, Project, StoredRow, WaterfallStep } from '../../model.ts';
 import type { ToolItem } from '../../plugins/plugin-types.ts';
 
@@ -10,6 +11,8 @@ export interface EnrichBatch {
   steps: WaterfallStep[];
   /** Claimed rows (now `running`), with the values of every other column. */
   rows: StoredRow[];
+  /** The run's budget and the key that started it (from the job's payload). */
+  limits: SpendLimits;
 }
 
 /** A row still looking for a value. */

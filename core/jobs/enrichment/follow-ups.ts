@@ -4,13 +4,17 @@ import { enrichmentJobs } from '../../services/row-insert.ts';
 import type { JobRequest } from '../job-outbox.ts';
 import type { EnrichBatch } from './enrich-batch.ts';
 
-/** Step 10, follow-ups: columns that read this one may have been waiting for these rows; their jobs go with the results (`writeCells`). */
+/**
+ * Step 10, follow-ups: columns that read this one may have been waiting for these rows; their jobs
+ * go with the results (`writeCells`), under the same run budget and key.
+ */
 export function dependentJobs(kernel: Kernel, batch: EnrichBatch, finished: number[]): JobRequest[] {
   if (finished.length === 0) return [];
   const jobs: JobRequest[] = [];
   for (const dependent of batch.columns) {
     if (dependent.type !== 'tool' || dependent.no === batch.column.no) continue;
-    if (columnsReadBy(dependent).has(batch.column.name)) jobs.push(...enrichmentJobs(kernel, batch.project.pk, dependent, finished));
+    if (columnsReadBy(dependent).has(batch.column.name))
+      jobs.push(...enrichmentJobs(kernel, batch.project.pk, dependent, finished, batch.limits));
   }
   return jobs;
 }
