@@ -60,6 +60,11 @@ export interface Config {
   mcpAllowedOrigins: string[];
   /** SIGTERM: how long in-flight requests may take to finish before their connections are cut (SHUTDOWN_GRACE_MS, default 10000). */
   shutdownGraceMs: number;
+  /**
+   * ENRICHMENT_CACHE_TTL_S (default 2592000, 30 days): how long a found result is reused, free, by
+   * any project of the workspace for the same tool and input (a tool may keep its results less long); 0 turns reuse off.
+   */
+  enrichmentCacheTtlMs: number;
   /** SIGTERM: how long the doors keep serving, with GET /ready at 503, before they stop accepting (SHUTDOWN_DELAY_MS, default 0). */
   shutdownDelayMs: number;
 }
@@ -174,6 +179,7 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: origins(env.CORS_ORIGINS),
     mcpAllowedOrigins: origins(env.MCP_ALLOWED_ORIGINS),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000),
+    enrichmentCacheTtlMs: int(env, 'ENRICHMENT_CACHE_TTL_S', 2_592_000) * 1000,
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0),
     expressions: {
       timeoutMs: int(env, 'FORMULA_TIMEOUT_MS', 1000, 10),

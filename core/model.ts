@@ -36,6 +36,8 @@ export interface Column {
   waterfall: WaterfallStep[] | null;
   /** A waterfall stops before a step that would take a row's spend past this. */
   maxCreditsPerRow: number | null;
+  /** `auto`: a waterfall tries its steps in the order of best cost per result found so far (DESIGN §12). */
+  stepOrder: 'listed' | 'auto';
   position: number;
 }
 
@@ -78,11 +80,26 @@ export type CellStatus =
   | 'skipped'
   | 'insufficient_credits';
 
-/** A stored cell: its value, and for tool cells the status and error text. */
+/** Where a tool cell's value came from (DESIGN §12, provenance): shown with include=meta. */
+export interface CellMeta {
+  /** The tool (the waterfall step) that settled the cell. */
+  tool_id: string;
+  /** The provider it called (the tool's own id when it names none). */
+  provider: string;
+  /** When the value was found (ISO 8601); for a cached value, when it was first found. */
+  fetched_at: string;
+  /** Credits the cell cost, net of refunds, over every step tried. */
+  credits: number;
+  /** Reused from the workspace's result cache: free. */
+  cached: boolean;
+}
+
+/** A stored cell: its value, and for tool cells the status, error text and provenance. */
 export interface Cell {
   v: unknown;
   s?: CellStatus;
   e?: string;
+  m?: CellMeta;
 }
 
 export interface StoredRow {

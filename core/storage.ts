@@ -160,6 +160,7 @@ export interface NewColumn {
   runCondition?: string | null;
   waterfall?: WaterfallStep[] | null;
   maxCreditsPerRow?: number | null;
+  stepOrder?: 'listed' | 'auto';
   /** addColumn: the status of existing rows' cells in a tool column (default `pending`). */
   cellStatus?: 'pending' | 'queued';
 }
@@ -448,15 +449,47 @@ export interface IdempotencyRepo {
 }
 
 /** Results of paid lookups by the tool's cache key (a cached result costs nothing). */
+/** A result kept for reuse, and when it was found. */
+export interface CachedResult {
+  value: unknown;
+  /** ms; null for entries older than this field. */
+  fetchedAt: number | null;
+}
+
 export interface EnrichmentCache {
-  getMany(keys: string[]): Promise<Map<string, unknown>>;
+  /** Entries not expired and found at or after `fetchedSince` (ms) when given. */
+  getMany(keys: string[], fetchedSince?: number): Promise<Map<string, CachedResult>>;
   putMany(entries: { key: string; value: unknown }[], ttlMs: number): Promise<void>;
+}
+
+/** What one step of an enrichment batch did with a tool (self-tuning waterfalls, DESIGN §12). */
+export interface ToolRunFigures {
+  toolId: string;
+  /** Rows the tool ran on and settled (found, nothing found, or failed for good). */
+  attempts: number;
+  found: number;
+  /** Net of refunds. */
+  credits: number;
+  latencyMs: number;
+}
+
+/** A workspace's running figures for one tool. */
+export interface ToolStats extends ToolRunFigures {
+  updatedAt: number;
+}
+
+export interface ToolStatsRepo {
+  /** Adds each run's figures to its tool's totals (one upsert per tool). */
+  add(workspaceId: string, runs: ToolRunFigures[]): Promise<void>;
+  /** The workspace's totals for these tools (tools never run are absent). */
+  get(workspaceId: string, toolIds: string[]): Promise<Map<string, ToolStats>>;
 }
 
 export interface Storage {
   workspaces: WorkspaceRepo;
   credits: CreditRepo;
   cache: EnrichmentCache;
+  toolStats: ToolStatsRepo;
   idempotency: IdempotencyRepo;
   projects: ProjectRepo;
   rows: RowRepo;

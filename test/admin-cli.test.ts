@@ -224,6 +224,7 @@ describe.each(DIALECTS)('admin CLI on %s', (dialect) => {
           revoked_at: expect.any(String),
           created_by: null,
           last_used_at: null,
+          monthly_credits: null,
         },
         {
           key_prefix: second.key_prefix,
@@ -232,6 +233,7 @@ describe.each(DIALECTS)('admin CLI on %s', (dialect) => {
           revoked_at: null,
           created_by: null,
           last_used_at: null,
+          monthly_credits: null,
         },
       ],
     });

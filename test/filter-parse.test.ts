@@ -21,6 +21,7 @@ const column = (no: number, name: string): Column => ({
   runCondition: null,
   waterfall: null,
   maxCreditsPerRow: null,
+  stepOrder: 'listed',
   position: no,
 });
 const NAME = column(1, 'Name');

@@ -109,6 +109,8 @@ describe('OpenAPI document', () => {
       'query sort_rules',
       'query columns',
       'query format',
+      'query include',
+      'query include_meta',
     ]);
     const filter = list.parameters.find((p: any) => p.name === 'filter_groups');
     expect(filter.schema).toMatchObject({ type: 'string', contentSchema: { $ref: '#/components/schemas/FilterGroups' } });

@@ -83,6 +83,8 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
     await mcp('list_tools');
     await rest('search_tools', '/tools/search?q=email');
     await mcp('search_tools', { q: 'phone' });
+    await rest('get_tool_stats', '/tools/domain_normalizer/stats');
+    await mcp('get_tool_stats', { tool_id: 'domain_normalizer' });
     await rest('get_credits', '/credits');
     await mcp('get_credits');
   });

@@ -1,30 +1,37 @@
-import type { EnrichmentCache } from '../../core/storage.ts';
+import type { CachedResult, EnrichmentCache } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 
-/** Enrichment results by cache key, with an expiry; expired entries read as missing. */
+/** Enrichment results by cache key, with an expiry and when they were found; expired entries read as missing. */
 export class SqlEnrichmentCache implements EnrichmentCache {
   constructor(private readonly database: Database) {}
 
-  async getMany(keys: string[]): Promise<Map<string, unknown>> {
-    const out = new Map<string, unknown>();
+  async getMany(keys: string[], fetchedSince?: number): Promise<Map<string, CachedResult>> {
+    const out = new Map<string, CachedResult>();
     if (keys.length === 0) return out;
-    const rows = await this.database.db
+    let q = this.database.db
       .selectFrom('enrichment_cache')
-      .select(['cache_key', 'value'])
+      .select(['cache_key', 'value', 'fetched_at'])
       .where('cache_key', 'in', keys)
-      .where('expires_at', '>', Date.now())
-      .execute();
-    for (const r of rows) out.set(r.cache_key, JSON.parse(r.value));
+      .where('expires_at', '>', Date.now());
+    if (fetchedSince !== undefined) q = q.where('fetched_at', '>=', fetchedSince);
+    for (const r of await q.execute()) {
+      out.set(r.cache_key, { value: JSON.parse(r.value), fetchedAt: r.fetched_at === null ? null : Number(r.fetched_at) });
+    }
     return out;
   }
 
   async putMany(entries: { key: string; value: unknown }[], ttlMs: number): Promise<void> {
     if (entries.length === 0) return;
-    const expires_at = Date.now() + ttlMs;
-    const values = entries.map((e) => ({ cache_key: e.key, value: JSON.stringify(e.value), expires_at }));
+    const fetched_at = Date.now();
+    const expires_at = fetched_at + ttlMs;
+    const values = entries.map((e) => ({ cache_key: e.key, value: JSON.stringify(e.value), expires_at, fetched_at }));
     const q = this.database.db.insertInto('enrichment_cache').values(values);
     await this.database.dialect
-      .upsert(q, ['cache_key'], (inserted) => ({ value: inserted('value'), expires_at: inserted('expires_at') }))
+      .upsert(q, ['cache_key'], (inserted) => ({
+        value: inserted('value'),
+        expires_at: inserted('expires_at'),
+        fetched_at: inserted('fetched_at'),
+      }))
       .execute();
   }
 }

@@ -67,6 +67,7 @@ function toColumn(r: ColumnTable): Column {
     runCondition: r.run_condition,
     waterfall: json(r.waterfall) as WaterfallStep[] | null,
     maxCreditsPerRow: r.max_credits_per_row === null ? null : Number(r.max_credits_per_row),
+    stepOrder: r.step_order === 'auto' ? 'auto' : 'listed',
     position: Number(r.position),
   };
 }
@@ -84,6 +85,7 @@ function columnRecord(projectPk: number, colNo: number, c: NewColumn, position: 
     run_condition: c.runCondition ?? null,
     waterfall: c.waterfall ? JSON.stringify(c.waterfall) : null,
     max_credits_per_row: c.maxCreditsPerRow ?? null,
+    step_order: c.stepOrder === 'auto' ? 'auto' : null,
     position,
     created_at: now,
     deleted_at: null,

@@ -6,6 +6,7 @@ import { SqlIcpScoreRunRepo } from './icp-score-run-repo.ts';
 import { SqlOAuthIdentityRepo } from './oauth-identity-repo.ts';
 import { SqlOAuthRepo } from './oauth-repo.ts';
 import { SqlEnrichmentCache } from './cache-repo.ts';
+import { SqlToolStatsRepo } from './tool-stats-repo.ts';
 import { SqlCreditRepo } from './credit-repo.ts';
 import { SqlIdempotencyRepo } from './idempotency-repo.ts';
 import { SqlJobOutboxRepo } from './job-outbox-repo.ts';
@@ -29,6 +30,7 @@ export async function openStorage(url: string, options: { migrate?: boolean; poo
     workspaces: new SqlWorkspaceRepo(database),
     credits,
     cache: new SqlEnrichmentCache(database),
+    toolStats: new SqlToolStatsRepo(database),
     idempotency: new SqlIdempotencyRepo(database),
     projects: new SqlProjectRepo(database),
     rows: new SqlRowRepo(database),

@@ -88,6 +88,8 @@ export interface ToolStatsTable {
 }
 
 export interface EnrichmentCacheTable {
+  /** When the result was found (migration 017; null for older entries). */
+  fetched_at: ColumnType<number | null, number | null | undefined, number | null>;
   cache_key: string;
   value: string;
   expires_at: number;
@@ -141,6 +143,8 @@ export interface ColumnTable {
   run_condition: string | null;
   waterfall: string | null;
   max_credits_per_row: number | null;
+  /** `auto`: a waterfall tries its steps by best cost per result (migration 017); null: as listed. */
+  step_order: string | null;
   position: number;
   created_at: number;
   deleted_at: number | null;

@@ -1,5 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { Kernel } from '../kernel.ts';
+import type { CellMeta } from '../model.ts';
+import type { AnyTool } from '../plugins/plugin-types.ts';
+import type { ToolRunFigures } from '../storage.ts';
 import { log } from '../log.ts';
 import { toolContext } from '../plugins/plugin-context.ts';
 import { applyRunCondition } from './enrichment/apply-condition.ts';
@@ -10,7 +13,7 @@ import type { EnrichBatch, OpenRow, Settled } from './enrichment/enrich-batch.ts
 import { dependentJobs } from './enrichment/follow-ups.ts';
 import { writeStartingJobs } from './job-outbox.ts';
 import { prepareStep } from './enrichment/prepare-step.ts';
-import { reuseCached } from './enrichment/result-cache.ts';
+import { cacheTtlMs, reuseCached } from './enrichment/result-cache.ts';
 import { runTool } from './enrichment/run-tool.ts';
 import { sortByDependencies } from './enrichment/sort-rows.ts';
 import { type Job, type JobContext, retryableError } from './queue.ts';
@@ -26,47 +29,82 @@ export const EnrichPayloadSchema = Type.Object({
 });
 export type EnrichPayload = Static<typeof EnrichPayloadSchema>;
 
+/** What the steps decided beyond the cells: rows to retry or hold, and what each tool did. */
+interface StepsOutcome {
+  retry: number[];
+  /** Rows a cap stopped: `pending` again. */
+  held: number[];
+  lastError: string;
+  /** Provenance of each settled row: the tool that settled it, when, and whether from the cache. */
+  sources: Map<number, Omit<CellMeta, 'credits'>>;
+  /** Net credits each row cost. */
+  spent: Map<number, number>;
+  figures: ToolRunFigures[];
+}
+
+const source = (tool: AnyTool, at: number, cached: boolean): Omit<CellMeta, 'credits'> => ({
+  tool_id: tool.id,
+  provider: tool.provider?.id ?? tool.id,
+  fetched_at: new Date(at).toISOString(),
+  cached,
+});
+
 /**
  * Runs the column's steps (one tool, or a waterfall) over the open rows: prepare → cache → charge →
  * run → classify, step after step, until every row is settled, waits for a retry, or the steps end.
  */
-async function runSteps(kernel: Kernel, batch: EnrichBatch, jobCtx: JobContext, open: OpenRow[], settled: Settled) {
-  const spent = new Map<number, number>(); // credits each row has cost this run (the per-row cap)
-  const retry: number[] = [];
-  const held: number[] = [];
-  let lastError = '';
-  for (const [stepIndex, step] of batch.steps.entries()) {
+async function runSteps(kernel: Kernel, batch: EnrichBatch, jobCtx: JobContext, open: OpenRow[], settled: Settled): Promise<StepsOutcome> {
+  const out: StepsOutcome = { retry: [], held: [], lastError: '', sources: new Map(), spent: new Map(), figures: [] };
+  const { spent } = out; // credits each row has cost this run (the per-row cap)
+  for (const [position, step] of batch.steps.entries()) {
     if (open.length === 0) break;
     const tool = kernel.plugins.tool(step.tool_id);
     if (!tool) {
       for (const o of open) settled.set(o.row.seq, { v: null, s: 'error', e: `tool "${step.tool_id}" is not installed` });
-      return { retry, held, lastError };
+      return out;
     }
-    const isLast = stepIndex === batch.steps.length - 1;
+    const isLast = position === batch.steps.length - 1;
+    const stepIndex = batch.listedIndex[position] ?? position;
     const plan = prepareStep(
       { jobId: batch.jobId, stepIndex, isLast, step, tool, maxCreditsPerRow: batch.column.maxCreditsPerRow, spent },
       open,
       settled,
     );
     const cached = await reuseCached(kernel, batch.project.workspaceId, tool, plan.ready, settled);
-    const { paid, held: stopped } = await chargeRows(kernel, batch, tool, cached.ready, spent, settled);
-    held.push(...stopped.map((r) => r.row.seq));
+    for (const [seq, at] of cached.hits) out.sources.set(seq, source(tool, at, true));
+    const { paid, held } = await chargeRows(kernel, batch, tool, cached.ready, spent, settled);
+    out.held.push(...held.map((r) => r.row.seq));
     const ctx = toolContext(kernel, tool, jobCtx.signal, { job_id: batch.jobId, worker: jobCtx.workerId, column: batch.column.id });
+    const started = performance.now();
     const results = await runTool(
       kernel,
       tool,
       paid.map((r) => r.item),
       ctx,
     );
+    const latencyMs = performance.now() - started;
+    const fetchedAt = Date.now();
+    for (const r of paid) out.sources.set(r.row.seq, source(tool, fetchedAt, false));
     const outcome = classifyResults({ tool, isLast, lastAttempt: jobCtx.lastAttempt, cacheKeys: cached.keys }, paid, results, settled);
     await refundRows(kernel, batch, tool, outcome.refund, spent);
-    if (outcome.toCache.length && tool.cacheTtlMs) await kernel.storage.cache.putMany(outcome.toCache, tool.cacheTtlMs);
-    retry.push(...outcome.retry.map((r) => r.row.seq));
-    if (outcome.retry.length) lastError = outcome.lastError;
+    const ttl = cacheTtlMs(kernel, tool);
+    if (outcome.toCache.length && ttl > 0) await kernel.storage.cache.putMany(outcome.toCache, ttl);
+    out.retry.push(...outcome.retry.map((r) => r.row.seq));
+    if (outcome.retry.length) out.lastError = outcome.lastError;
+    // What this tool did, for its stats and `order: "auto"`: rows it settled or passed on (not those retried later).
+    const attempts = paid.length - outcome.retry.length;
+    const price = Math.max(0, tool.cost.credits);
+    out.figures.push({
+      toolId: tool.id,
+      attempts,
+      found: outcome.found,
+      credits: price * (tool.cost.per === 'result' ? attempts - outcome.refund.length : attempts),
+      latencyMs: paid.length ? (latencyMs * attempts) / paid.length : 0,
+    });
     open = [...plan.passOn, ...outcome.next];
   }
   for (const o of open) if (!settled.has(o.row.seq)) settled.set(o.row.seq, { v: null, s: 'no_result' });
-  return { retry, held, lastError };
+  return out;
 }
 
 /**
@@ -83,7 +121,12 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
   const settled: Settled = new Map();
   const sorted = sortByDependencies(batch);
   const open = await applyRunCondition(kernel.expressions, column.runCondition, sorted.open, settled);
-  const { retry, held, lastError } = await runSteps(kernel, batch, jobCtx, open, settled);
+  const { retry, held, lastError, sources, spent, figures } = await runSteps(kernel, batch, jobCtx, open, settled);
+  // Provenance: each cell a tool settled keeps which tool, when, what it cost and whether cached.
+  for (const [seq, cell] of settled) {
+    const from = sources.get(seq);
+    if (from) cell.m = { ...from, credits: Math.max(0, spent.get(seq) ?? 0) };
+  }
 
   // The results and the jobs of the columns waiting for them commit together.
   const follow = dependentJobs(kernel, batch, [...settled.keys()]);
@@ -98,6 +141,9 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
         follow.length ? jobs : undefined,
       ),
   );
+  await kernel.storage.toolStats
+    .add(project.workspaceId, figures)
+    .catch((e) => log.warn('could not record tool stats', { column: column.id, error: (e as Error).message }));
   if (sorted.waiting.length) await rows.moveStatus(project.pk, column.no, ['running'], 'queued', sorted.waiting);
   // Rows a run's max_credits or the key's monthly cap stopped keep their old value, `pending` again.
   if (held.length) await rows.moveStatus(project.pk, column.no, ['running'], 'pending', held);

@@ -60,6 +60,7 @@ export function toolArguments(op: AnyOperation, notes: Record<string, string> = 
   const add = (from: ArgumentSpec['from'], schema: TObject | undefined, isRequired: (field: string, s: JsonSchema) => boolean) => {
     if (!schema) return;
     for (const [field, prop] of Object.entries(plain(schema).properties as Record<string, JsonSchema>)) {
+      if (prop['x-rest-only'] === true) continue; // a REST spelling of what another argument says (include=meta)
       const json = carriesJson(prop);
       const name = json ? `${field}_json` : field;
       if (properties[name]) throw new Error(`operation ${op.name}: two inputs map to the MCP argument "${name}"`);

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { columnView, createColumn, runColumns } from '../services/columns.ts';
+import { estimateColumns } from '../services/estimates.ts';
 import { EXAMPLE_COLUMNS, EXAMPLE_IDS, EXAMPLE_TOOL_COLUMN, EXAMPLE_PLUGINS } from './examples.ts';
 import { defineOperation } from './operation.ts';
-import { ColumnSchema, ProjectIdParams, WaterfallStepSchema } from './schemas.ts';
+import { ColumnSchema, EstimateSchema, ProjectIdParams, WaterfallStepSchema } from './schemas.ts';
 
 export const listColumns = defineOperation({
   name: 'list_columns',
@@ -46,6 +47,13 @@ export const createColumnOp = defineOperation({
       max_credits_per_row: Type.Optional(
         Type.Integer({ minimum: 0, description: 'A waterfall stops before a step that would take one row past this many credits.' }),
       ),
+      order: Type.Optional(
+        Type.Union([Type.Literal('listed'), Type.Literal('auto')], {
+          default: 'listed',
+          description:
+            'listed: the waterfall tries its steps in the order given. auto: cheapest credits per result found in this workspace first (GET /tools/{tool_id}/stats), trying a step whose figures are thin or stale first now and then.',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -65,11 +73,30 @@ export const createColumnOp = defineOperation({
   handler: ({ kernel, project, body }) => createColumn(kernel, project, body),
 });
 
+/** Which cells a run covers: shared by the run and its estimate. */
+const RunSelectionFields = {
+  col_ids: Type.Optional(Type.Array(Type.String(), { description: 'Tool column ids; default: every tool column.' })),
+  include_errors: Type.Optional(Type.Boolean({ default: false, description: 'Also re-run cells that ended in error.' })),
+  mode: Type.Optional(
+    Type.Union([Type.Literal('pending'), Type.Literal('failed'), Type.Literal('empty'), Type.Literal('all')], {
+      default: 'pending',
+      description:
+        'Which cells to run: pending (never run, or stopped for lack of credits), failed (ended in error), empty (every cell without a value), all (completed ones too; cached results cost nothing).',
+    }),
+  ),
+  row_ids: Type.Optional(
+    Type.Array(Type.String(), {
+      maxItems: 1000,
+      description: 'Run only these rows (at most 1,000); another id is a 404 and nothing runs.',
+    }),
+  ),
+};
+
 export const runPendingColumns = defineOperation({
   name: 'run_pending_columns',
   summary: 'Run tool columns',
   description:
-    'Queues the cells of the given tool columns (default: every tool column) that `mode` names — pending by default (never run, or stopped for lack of credits); failed, empty or all to re-run — in every row or only in `row_ids`. Cells fill in the background: wait for them with wait_for_project (or wait_seconds on MCP), then read get_project_rows. Costs credits per enriched cell.',
+    'Queues the cells of the given tool columns (default: every tool column) that `mode` names — pending by default (never run, or stopped for lack of credits); failed, empty or all to re-run — in every row or only in `row_ids`. Cells fill in the background: wait for them with wait_for_project (or wait_seconds on MCP), then read get_project_rows. Costs credits per enriched cell: estimate_columns tells how many first, and max_credits caps the run.',
   hint: 'write',
   method: 'POST',
   path: '/projects/{project_id}/columns/run',
@@ -77,21 +104,7 @@ export const runPendingColumns = defineOperation({
   project: true,
   body: Type.Object(
     {
-      col_ids: Type.Optional(Type.Array(Type.String(), { description: 'Tool column ids; default: every tool column.' })),
-      include_errors: Type.Optional(Type.Boolean({ default: false, description: 'Also re-run cells that ended in error.' })),
-      mode: Type.Optional(
-        Type.Union([Type.Literal('pending'), Type.Literal('failed'), Type.Literal('empty'), Type.Literal('all')], {
-          default: 'pending',
-          description:
-            'Which cells to run: pending (never run, or stopped for lack of credits), failed (ended in error), empty (every cell without a value), all (completed ones too; cached results cost nothing).',
-        }),
-      ),
-      row_ids: Type.Optional(
-        Type.Array(Type.String(), {
-          maxItems: 1000,
-          description: 'Run only these rows (at most 1,000); another id is a 404 and nothing runs.',
-        }),
-      ),
+      ...RunSelectionFields,
       max_credits: Type.Optional(
         Type.Integer({
           minimum: 1,
@@ -110,4 +123,24 @@ export const runPendingColumns = defineOperation({
   waitable: 'columns',
   spends: true,
   handler: ({ kernel, project, body, keyId }) => runColumns(kernel, project, body, keyId),
+});
+
+export const estimateColumnsOp = defineOperation({
+  name: 'estimate_columns',
+  summary: 'Estimate a column run',
+  description:
+    'What run_pending_columns with the same col_ids, mode and row_ids would cost, without running anything: cells it would queue, credits_max (every step charged), credits_expected (from each tool’s hit rate in this workspace), balance and balance_after (balance − expected). Run conditions and cached results count as free, as in the run.',
+  hint: 'read',
+  method: 'POST',
+  path: '/projects/{project_id}/columns/estimate',
+  params: ProjectIdParams,
+  project: true,
+  body: Type.Object(RunSelectionFields, { additionalProperties: false }),
+  response: EstimateSchema,
+  example: {
+    params: { project_id: EXAMPLE_IDS.project },
+    body: { col_ids: [EXAMPLE_IDS.domainColumn], mode: 'pending' },
+    response: { cells: 120, credits_max: 120, credits_expected: 74.4, balance: 1000, balance_after: 925.6 },
+  },
+  handler: ({ kernel, project, body }) => estimateColumns(kernel, project, body),
 });

@@ -1,19 +1,21 @@
 import { listBuilders } from './builders.ts';
-import { createColumnOp, listColumns, runPendingColumns } from './columns.ts';
+import { createColumnOp, estimateColumnsOp, listColumns, runPendingColumns } from './columns.ts';
 import { getCredits } from './credits.ts';
 import { deleteProject, deleteRows } from './deletes.ts';
 import { getFilters, setFilters } from './filters.ts';
 import { createIcpOp, deleteIcp, getIcp, getIcpScoreRun, listIcps, scoreIcp, updateIcpOp } from './icps.ts';
 import type { AnyOperation } from './operation.ts';
-import { createProject, getProject, listProjects, waitForProject } from './projects.ts';
+import { createProject, estimateBuilder, getProject, listProjects, waitForProject } from './projects.ts';
 import { addRowOp, getRowOp, listRowsOp, searchRowsOp } from './rows.ts';
 import { addRowsOp } from './rows-batch.ts';
+import { getToolStats } from './tool-stats.ts';
 import { listTools, searchToolsOp } from './tools.ts';
 
 /** The operation table: every public action, from which REST routes, OpenAPI and MCP tools are generated. */
 export const operations: AnyOperation[] = [
   listBuilders,
   createProject,
+  estimateBuilder,
   listProjects,
   getProject,
   waitForProject,
@@ -27,10 +29,12 @@ export const operations: AnyOperation[] = [
   listColumns,
   createColumnOp,
   runPendingColumns,
+  estimateColumnsOp,
   getFilters,
   setFilters,
   listTools,
   searchToolsOp,
+  getToolStats,
   listIcps,
   createIcpOp,
   getIcp,

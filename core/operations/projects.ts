@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
+import { estimateBuild } from '../services/estimates.ts';
 import { waitOn } from '../services/project-work.ts';
 import { createProjectFromBuilder, projectDetails, projectSummary } from '../services/projects.ts';
 import { EXAMPLE_IDS, EXAMPLE_PROJECT, EXAMPLE_PROJECT_NAME, EXAMPLE_TIMES, EXAMPLE_PLUGINS } from './examples.ts';
 import { JsonQueryParam } from './json-query.ts';
 import { defineOperation } from './operation.ts';
-import { ProjectDetailsSchema, ProjectIdParams, ProjectSummarySchema } from './schemas.ts';
+import { EstimateSchema, ProjectDetailsSchema, ProjectIdParams, ProjectSummarySchema } from './schemas.ts';
 
 export const createProject = defineOperation({
   name: 'run_builder',
@@ -142,4 +143,23 @@ export const waitForProject = defineOperation({
   },
   handler: ({ kernel, project, query, progress, signal }) =>
     waitOn(kernel, project, query.wait_seconds ?? 30, query.col_ids, { progress, signal }),
+});
+
+export const estimateBuilder = defineOperation({
+  name: 'estimate_builder',
+  summary: 'Estimate a builder run',
+  description:
+    'What run_builder with the same builder_id and form_data would cost, without creating anything: rows it aims at (cells), credits_max (what it reserves: rows × the builder’s cost per row; rows not written are given back), credits_expected, balance and balance_after.',
+  hint: 'read',
+  method: 'POST',
+  path: '/projects/estimate',
+  body: createProject.body,
+  invalidStatus: 400,
+  response: EstimateSchema,
+  errors: { 400: 'Invalid builder_id or form_data.' },
+  example: {
+    body: { builder_id: EXAMPLE_PLUGINS.builder, form_data: { query: 'dentists in Lyon', max_results: 20 } },
+    response: { cells: 20, credits_max: 20, credits_expected: 20, balance: 1000, balance_after: 980 },
+  },
+  handler: ({ kernel, workspace, body }) => estimateBuild(kernel, workspace, body),
 });

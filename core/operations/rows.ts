@@ -3,7 +3,7 @@ import { addRow, getRow, listRows } from '../services/rows.ts';
 import { EXAMPLE_COMPANY, EXAMPLE_FILTER_GROUPS, EXAMPLE_IDS, EXAMPLE_ROW, EXAMPLE_SORT_RULES } from './examples.ts';
 import { JsonQueryParam } from './json-query.ts';
 import { defineOperation } from './operation.ts';
-import { ProjectIdParams, RowSchema, ValuesRowSchema } from './schemas.ts';
+import { IncludeMetaQuery, ProjectIdParams, RowSchema, ValuesRowSchema, wantsMeta } from './schemas.ts';
 
 export const addRowOp = defineOperation({
   name: 'add_row',
@@ -60,6 +60,7 @@ export const listRowsOp = defineOperation({
           'cells (default): each cell with its name, value, status and is_loading. values: one {column: value} map per row, plus `status` only for cells not completed (and `errors`): about a third of the size.',
       }),
     ),
+    ...IncludeMetaQuery,
   }),
   response: Type.Object({
     rows: Type.Array(Type.Union([RowSchema, ValuesRowSchema])),
@@ -74,7 +75,7 @@ export const listRowsOp = defineOperation({
     query: { page: 1, page_size: 1, filter_groups: EXAMPLE_FILTER_GROUPS, sort_rules: EXAMPLE_SORT_RULES },
     response: { rows: [EXAMPLE_ROW], page: 1, page_size: 1, total_rows: 3, total_pages: 3 },
   },
-  handler: ({ kernel, project, query }) => listRows(kernel, project, query),
+  handler: ({ kernel, project, query }) => listRows(kernel, project, { ...query, meta: wantsMeta(query) }),
 });
 
 export const searchRowsOp = defineOperation({
@@ -95,6 +96,7 @@ export const searchRowsOp = defineOperation({
       // Checked by the listing itself, so a bad filter answers the same words as on GET rows.
       filter_groups: Type.Optional(Type.Unknown({ description: 'An array of {type: "and"|"or", rules: [...]} groups, as on GET rows.' })),
       sort_rules: Type.Optional(Type.Unknown({ description: 'An array of {col_id, direction, sort_as_number}, as on GET rows.' })),
+      ...IncludeMetaQuery,
     },
     { additionalProperties: false },
   ),
@@ -111,6 +113,7 @@ export const searchRowsOp = defineOperation({
       page_size: body.page_size ?? 50,
       filter_groups: body.filter_groups,
       sort_rules: body.sort_rules,
+      meta: wantsMeta(body),
     }),
 });
 
@@ -125,8 +128,9 @@ export const getRowOp = defineOperation({
     project_id: Type.String({ description: 'Project UUID.' }),
     row_id: Type.String({ description: 'Row id, as GET rows lists it (id).' }),
   }),
+  query: Type.Object(IncludeMetaQuery),
   project: true,
   response: RowSchema,
   example: { params: { project_id: EXAMPLE_IDS.project, row_id: '1' }, response: EXAMPLE_ROW },
-  handler: ({ kernel, project, params }) => getRow(kernel, project, params.row_id),
+  handler: ({ kernel, project, params, query }) => getRow(kernel, project, params.row_id, { meta: wantsMeta(query) }),
 });

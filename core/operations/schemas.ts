@@ -6,6 +6,34 @@ export const ErrorBody = Type.Object({ detail: Type.Union([Type.String(), Type.R
 
 export const ProjectIdParams = Type.Object({ project_id: Type.String({ description: 'Project UUID.' }) });
 
+/**
+ * Asking for each tool cell's provenance: `include=meta` on REST, `include_meta` on MCP (DESIGN
+ * §12); `include` is marked REST-only (an MCP argument of one value says less than a boolean).
+ */
+export const IncludeMetaQuery = {
+  include: Type.Optional(
+    Type.Literal('meta', {
+      description: 'meta: add each tool cell’s provenance (tool, provider, fetched_at, credits, cached).',
+      'x-rest-only': true,
+    }),
+  ),
+  include_meta: Type.Optional(
+    Type.Boolean({ description: 'Add each tool cell’s provenance: tool_id, provider, fetched_at, credits, cached (REST: include=meta).' }),
+  ),
+};
+
+/** Whether a read asked for provenance, by either name. */
+export const wantsMeta = (q: { include?: string; include_meta?: boolean }): boolean => q.include === 'meta' || q.include_meta === true;
+
+/** Where a tool cell's value came from (DESIGN §12). */
+export const CellMetaSchema = Type.Object({
+  tool_id: Type.String({ description: 'The tool (waterfall step) that settled the cell.' }),
+  provider: Type.String(),
+  fetched_at: Type.String({ format: 'date-time', description: 'When the value was found (for a cached one: first found).' }),
+  credits: Type.Integer({ description: 'What the cell cost, net of refunds, over every step tried.' }),
+  cached: Type.Boolean({ description: 'Reused from the workspace’s result cache (free).' }),
+});
+
 export const CellSchema = Type.Object({
   name: Type.String(),
   value: Type.Unknown(),
@@ -15,6 +43,7 @@ export const CellSchema = Type.Object({
   }),
   is_loading: Type.Boolean(),
   error: Type.Optional(Type.String()),
+  meta: Type.Optional(Type.Union([CellMetaSchema, Type.Null()], { description: 'With include=meta, on tool cells (null: never run).' })),
 });
 
 export const RowSchema = Type.Object({
@@ -33,6 +62,7 @@ export const ValuesRowSchema = Type.Object({
     }),
   ),
   errors: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Column name → error message of the cells in error.' })),
+  meta: Type.Optional(Type.Record(Type.String(), CellMetaSchema, { description: 'With include=meta: column name → provenance.' })),
 });
 
 /** One step of a waterfall column: a tool and its config. */
@@ -67,6 +97,9 @@ const ToolColumnSchema = Type.Object(
     waterfall: Type.Optional(Type.Array(WaterfallStepSchema, { description: 'Set on waterfall columns: the tools tried in order.' })),
     max_credits_per_row: Type.Optional(
       Type.Integer({ description: 'Set when the column caps what one row may spend across its waterfall steps.' }),
+    ),
+    order: Type.Optional(
+      Type.Literal('auto', { description: 'Set when the waterfall tries its steps by best credits per result found so far.' }),
     ),
   },
   { description: 'A tool column: filled by the service.' },
@@ -127,4 +160,13 @@ export const ProjectDetailsSchema = Type.Object({
   ),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
+});
+
+/** What a run would cost (DESIGN §12), answered by the estimate operations. */
+export const EstimateSchema = Type.Object({
+  cells: Type.Integer({ description: 'Cells the run would queue (rows, for a builder).' }),
+  credits_max: Type.Integer({ description: 'The most it may charge: every step that may be charged is.' }),
+  credits_expected: Type.Number({ description: 'What it is expected to charge, from the tools’ hit rates in this workspace.' }),
+  balance: Type.Integer({ description: 'The workspace’s balance now.' }),
+  balance_after: Type.Number({ description: 'balance − credits_expected.' }),
 });

@@ -18,6 +18,7 @@ export interface CreateColumnInput {
   run_condition?: string | null;
   waterfall?: WaterfallStep[];
   max_credits_per_row?: number;
+  order?: 'listed' | 'auto';
 }
 
 /** A column as REST and MCP show it. */
@@ -34,6 +35,7 @@ export function columnView(c: Column): ColumnView {
     run_condition: c.runCondition,
     ...(c.waterfall ? { waterfall: c.waterfall } : {}),
     ...(c.maxCreditsPerRow !== null ? { max_credits_per_row: c.maxCreditsPerRow } : {}),
+    ...(c.stepOrder === 'auto' ? { order: 'auto' as const } : {}),
   };
 }
 
@@ -107,6 +109,9 @@ export async function createColumn(
       errors.push({ path: 'waterfall', message: 'steps must produce a common field (see each tool’s produces)' });
     }
   }
+  if (input.order === 'auto' && steps.length < 2) {
+    errors.push({ path: 'order', message: '"auto" orders the steps of a waterfall: give two steps or more' });
+  }
   if (input.run_condition) {
     try {
       compileCondition(input.run_condition);
@@ -130,6 +135,7 @@ export async function createColumn(
     runCondition: input.run_condition || null,
     waterfall: steps.length > 1 ? steps : null,
     maxCreditsPerRow: input.max_credits_per_row ?? null,
+    stepOrder: input.order === 'auto' ? 'auto' : 'listed',
     ...(options.cellStatus ? { cellStatus: options.cellStatus } : {}),
   });
   return columnView(column);
@@ -173,17 +179,19 @@ async function runRows(kernel: Kernel, project: Project, rowIds: string[]): Prom
   return [...found];
 }
 
-/**
- * Queues the cells of the given tool columns (all tool columns by default) that the mode names,
- * in every row or in `row_ids` only. Cells already queued or running are left alone, so calling it
- * twice does not run anything twice. Everything is checked before anything is queued.
- */
-export async function runColumns(
+/** What a run (or its estimate) covers: its tool columns, the cell statuses it moves, and its rows (all when undefined). */
+export interface RunSelection {
+  chosen: Column[];
+  from: CellStatus[];
+  rows: number[] | undefined;
+}
+
+/** Checks and resolves a run's col_ids, mode and row_ids (422 / 404 before anything happens). */
+export async function runSelection(
   kernel: Kernel,
   project: Project,
-  input: { col_ids?: string[]; include_errors?: boolean; mode?: RunMode; row_ids?: string[]; max_credits?: number },
-  keyId?: string,
-) {
+  input: { col_ids?: string[]; include_errors?: boolean; mode?: RunMode; row_ids?: string[] },
+): Promise<RunSelection> {
   const columns = (await kernel.storage.projects.columns(project.pk)).filter((c) => c.type === 'tool');
   let chosen = columns;
   if (input.col_ids) {
@@ -197,19 +205,39 @@ export async function runColumns(
     }
     chosen = input.col_ids.map((id) => byId.get(id) as Column);
   }
+  if (input.mode !== undefined && !Object.hasOwn(RUN_MODES, input.mode)) {
+    throw validationError(`Unknown mode "${String(input.mode)}"; use one of: ${Object.keys(RUN_MODES).join(', ')}`, [
+      { path: 'mode', message: `must be one of: ${Object.keys(RUN_MODES).join(', ')}` },
+    ]);
+  }
   if (input.row_ids !== undefined && input.row_ids.length > MAX_RUN_ROWS) {
     throw validationError(`row_ids names ${input.row_ids.length} rows; one run takes at most ${MAX_RUN_ROWS}`, [
       { path: 'row_ids', message: `at most ${MAX_RUN_ROWS} row ids` },
     ]);
   }
+  const rows = input.row_ids === undefined ? undefined : await runRows(kernel, project, input.row_ids);
+  // include_errors (the older switch) adds failed cells to the mode's.
+  const from: CellStatus[] = [...RUN_MODES[input.mode ?? 'pending'], ...(input.include_errors ? (['error'] as const) : [])];
+  return { chosen, from, rows };
+}
+
+/**
+ * Queues the cells of the given tool columns (all tool columns by default) that the mode names,
+ * in every row or in `row_ids` only. Cells already queued or running are left alone, so calling it
+ * twice does not run anything twice. Everything is checked before anything is queued.
+ */
+export async function runColumns(
+  kernel: Kernel,
+  project: Project,
+  input: { col_ids?: string[]; include_errors?: boolean; mode?: RunMode; row_ids?: string[]; max_credits?: number },
+  keyId?: string,
+) {
   if (input.max_credits !== undefined && !(Number.isSafeInteger(input.max_credits) && input.max_credits > 0)) {
     throw validationError(`max_credits is ${input.max_credits}; a run's cap is a whole number of credits above 0`, [
       { path: 'max_credits', message: 'must be a whole number above 0' },
     ]);
   }
-  const rows = input.row_ids === undefined ? undefined : await runRows(kernel, project, input.row_ids);
-  // include_errors (the older switch) adds failed cells to the mode's.
-  const from: CellStatus[] = [...RUN_MODES[input.mode ?? 'pending'], ...(input.include_errors ? (['error'] as const) : [])];
+  const { chosen, from, rows } = await runSelection(kernel, project, input);
   // One budget for the whole run (every column it queues, and the columns they feed).
   const limits: SpendLimits = {
     ...(input.max_credits !== undefined

@@ -41,16 +41,8 @@ export function projectSummary(p: Project, companyCount: number) {
   };
 }
 
-/**
- * POST /projects: checks the builder and its form, creates the project with its input columns,
- * and queues the run. Answers before the builder has produced anything.
- */
-export async function createProjectFromBuilder(
-  kernel: Kernel,
-  workspace: Workspace,
-  input: { builder_id: string; form_data: Record<string, unknown>; name?: string },
-  keyId?: string,
-): Promise<{ project_id: string }> {
+/** The run a POST /projects body asks for, checked: its builder, the input columns, the rows it aims at. */
+export function plannedBuild(kernel: Kernel, workspace: Workspace, input: { builder_id: string; form_data: Record<string, unknown> }) {
   const builder = kernel.plugins.builder(input.builder_id);
   if (!builder) {
     const known = kernel.plugins
@@ -69,10 +61,24 @@ export async function createProjectFromBuilder(
     );
   }
   const columns = builder.columns(input.form_data); // may refuse the form (e.g. a CSV without header)
-  await checkProjectQuota(kernel, workspace);
-  const projectId = newId();
   const rowQuota = planRules(workspace.plan).maxRowsPerProject ?? Number.POSITIVE_INFINITY;
   const target = Math.min(builder.target(input.form_data), builder.maxRows, rowQuota);
+  return { builder, columns, target };
+}
+
+/**
+ * POST /projects: checks the builder and its form, creates the project with its input columns,
+ * and queues the run. Answers before the builder has produced anything.
+ */
+export async function createProjectFromBuilder(
+  kernel: Kernel,
+  workspace: Workspace,
+  input: { builder_id: string; form_data: Record<string, unknown>; name?: string },
+  keyId?: string,
+): Promise<{ project_id: string }> {
+  const { builder, columns, target } = plannedBuild(kernel, workspace, input);
+  await checkProjectQuota(kernel, workspace);
+  const projectId = newId();
   await reserveBuilderCredits(kernel, workspace.id, projectId, builder, target, keyId); // 402 when the balance or the key's cap is short
   let project: Project;
   try {

@@ -4,7 +4,7 @@ import type { Cell, Column, Project, StoredRow, Workspace } from '../model.ts';
 import { approximateValueSize } from '../rows/cell-limits.ts';
 import { checkRowQuota } from './quotas.ts';
 import { checkFilterGroups, parseSortRules } from '../rows/filter-parse.ts';
-import { rowView, valuesRowView } from '../rows/row-view.ts';
+import { rowView, type ViewOptions, valuesRowView } from '../rows/row-view.ts';
 import { insertRows } from './row-insert.ts';
 
 /**
@@ -59,7 +59,15 @@ export async function addRow(kernel: Kernel, workspace: Workspace, project: Proj
 export async function listRows(
   kernel: Kernel,
   project: Project,
-  q: { page: number; page_size: number; filter_groups?: unknown; sort_rules?: unknown; columns?: unknown; format?: 'cells' | 'values' },
+  q: {
+    page: number;
+    page_size: number;
+    filter_groups?: unknown;
+    sort_rules?: unknown;
+    columns?: unknown;
+    format?: 'cells' | 'values';
+    meta?: boolean;
+  },
 ) {
   const columns = await kernel.storage.projects.columns(project);
   const shown = q.columns === undefined ? columns : chosenColumns(columns, q.columns);
@@ -74,9 +82,10 @@ export async function listRows(
     limit: q.page_size,
     offset: (q.page - 1) * q.page_size,
   });
-  checkPageSize(kernel, shown, rows);
+  checkPageSize(kernel, shown, rows, q.meta === true);
+  const options = { meta: q.meta === true };
   return {
-    rows: rows.map((r) => (q.format === 'values' ? valuesRowView(shown, r) : rowView(project.id, shown, r))),
+    rows: rows.map((r) => (q.format === 'values' ? valuesRowView(shown, r, options) : rowView(project.id, shown, r, options))),
     page: q.page,
     page_size: q.page_size,
     total_rows: total,
@@ -104,19 +113,21 @@ function chosenColumns(columns: Column[], asked: unknown): Column[] {
 
 /** What each cell adds to a page's JSON besides its value: name, status and loading flag. */
 const CELL_OVERHEAD = 60;
+/** A cell's provenance, when asked for (include=meta), at most about this. */
+const META_SIZE = 200;
 
 /**
  * A page is never answered larger than MAX_PAGE_BYTES: a page that would be is refused with the
  * page_size that fits (never cut short in silence, which would make page numbers skip rows).
  */
-function checkPageSize(kernel: Kernel, columns: Column[], rows: StoredRow[]): void {
+function checkPageSize(kernel: Kernel, columns: Column[], rows: StoredRow[], meta: boolean): void {
   const bound = kernel.config.limits.pageBytes;
   let size = 0;
   let fit = 0;
   for (const row of rows) {
     for (const c of columns) {
       const cell = row.cells[c.no];
-      size += CELL_OVERHEAD + c.name.length + approximateValueSize(cell?.v) + (cell?.e?.length ?? 0);
+      size += CELL_OVERHEAD + c.name.length + approximateValueSize(cell?.v) + (cell?.e?.length ?? 0) + (meta && cell?.m ? META_SIZE : 0);
     }
     if (size > bound && fit > 0) {
       const mb = (n: number) => `${Math.round(n / 104857.6) / 10} MB`;
@@ -128,11 +139,11 @@ function checkPageSize(kernel: Kernel, columns: Column[], rows: StoredRow[]): vo
 }
 
 /** Row ids are decimal sequence numbers; anything else cannot name a row (404, never 422). */
-export async function getRow(kernel: Kernel, project: Project, rowId: string) {
+export async function getRow(kernel: Kernel, project: Project, rowId: string, options: ViewOptions = {}) {
   const notFound = new ServiceError('not_found', `Row ${rowId} not found in this project`);
   if (!/^[1-9]\d{0,15}$/.test(rowId)) throw notFound;
   const columns = await kernel.storage.projects.columns(project);
   const row = await kernel.storage.rows.get(project.pk, Number(rowId), toolColumnNos(columns));
   if (!row) throw notFound;
-  return rowView(project.id, columns, row);
+  return rowView(project.id, columns, row, options);
 }

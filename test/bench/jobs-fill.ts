@@ -34,6 +34,7 @@ export function jobRowsFor(kernel: Kernel, tool: BenchTool): number {
     runCondition: null,
     waterfall: null,
     maxCreditsPerRow: null,
+    stepOrder: 'listed',
     position: 0,
   };
   return enrichJobRows(kernel, planned);

@@ -92,6 +92,7 @@ describe.each(DIALECTS)('MCP tools/list on %s', (dialect) => {
       'columns_json',
       'filter_groups_json',
       'format',
+      'include_meta',
       'page',
       'page_size',
       'project_id',

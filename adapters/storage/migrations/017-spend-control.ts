@@ -5,8 +5,8 @@ import type { SchemaTypes } from '../dialect.ts';
 /**
  * Spend control and self-tuning waterfalls (../shared/DESIGN.md §12): run budgets (a run's
  * `max_credits`, taken from as its cells are charged and given back by refunds), a monthly credit cap
- * per API key (its ledger entries carry the key, indexed by time for the month's sum), and per
- * workspace and tool the figures of every run (attempts, results found, net credits, time spent).
+ * per API key (its ledger entries carry the key, indexed by time for the month's sum), when each
+ * cached result was fetched (provenance), and per workspace and tool the figures of every run (attempts, results found, net credits, time spent).
  */
 export function spendControl(t: SchemaTypes): Migration {
   const opts = t.tableOptions();
@@ -24,6 +24,9 @@ export function spendControl(t: SchemaTypes): Migration {
       await db.schema.alterTable('api_keys').addColumn('monthly_credits', 'bigint').execute();
       await db.schema.alterTable('credit_ledger').addColumn('key_id', 'varchar(36)').execute();
       await db.schema.createIndex('credit_ledger_key').on('credit_ledger').columns(['key_id', 'created_at']).execute();
+      await db.schema.alterTable('project_columns').addColumn('step_order', 'varchar(16)').execute();
+      // When a cached result was found: its cells' provenance, and reuse bounded by ENRICHMENT_CACHE_TTL_S.
+      await db.schema.alterTable('enrichment_cache').addColumn('fetched_at', 'bigint').execute();
       await db.schema
         .createTable('tool_stats')
         .addColumn('workspace_id', 'varchar(36)', (c) => c.notNull())

@@ -41,9 +41,9 @@ export function cellKey(value: unknown, status: CellStatus): CellKey {
   };
 }
 
-/** A cell as stored: value and error; a tool cell's status is kept with its key (cheap to move). */
+/** A cell as stored: value, error and provenance; a tool cell's status is kept with its key (cheap to move). */
 export function storedCell(cell: Cell): Cell {
-  return cell.e ? { v: cell.v, e: cell.e } : { v: cell.v };
+  return { v: cell.v, ...(cell.e ? { e: cell.e } : {}), ...(cell.m ? { m: cell.m } : {}) };
 }
 
 export const parseCells = (s: string): Record<string, Cell> => JSON.parse(s) as Record<string, Cell>;

@@ -1,3 +1,4 @@
+import { autoOrder } from '../../columns/auto-order.ts';
 import { columnSteps } from '../../columns/column-steps.ts';
 import type { Kernel } from '../../kernel.ts';
 import type { EnrichBatch } from './enrich-batch.ts';
@@ -23,5 +24,20 @@ export async function claimBatch(
   // Tool values live with their keys: read every other tool column (conditions and formulas may use any).
   const others = columns.filter((c) => c.type === 'tool' && c.no !== column.no).map((c) => c.no);
   const limits = { ...(payload.budget_id ? { budgetId: payload.budget_id } : {}), ...(payload.key_id ? { keyId: payload.key_id } : {}) };
-  return { jobId, project, columns, column, steps: columnSteps(column), rows: await rows.getMany(project.pk, claimed, others), limits };
+  const listed = columnSteps(column);
+  let steps = listed;
+  if (column.stepOrder === 'auto' && listed.length > 1) {
+    const stats = await kernel.storage.toolStats.get(project.workspaceId, [...new Set(listed.map((s) => s.tool_id))]);
+    steps = autoOrder(listed, stats);
+  }
+  return {
+    jobId,
+    project,
+    columns,
+    column,
+    steps,
+    listedIndex: steps.map((s) => listed.indexOf(s)),
+    rows: await rows.getMany(project.pk, claimed, others),
+    limits,
+  };
 }

@@ -11,6 +11,8 @@ export interface Classified {
   refund: ReadyRow[];
   /** Found values to keep under their cache key. */
   toCache: { key: string; value: unknown }[];
+  /** Rows whose value this step found. */
+  found: number;
 }
 
 /**
@@ -24,7 +26,7 @@ export function classifyResults(
   results: EnrichResult[],
   settled: Settled,
 ): Classified {
-  const out: Classified = { next: [], retry: [], lastError: '', refund: [], toCache: [] };
+  const out: Classified = { next: [], retry: [], lastError: '', refund: [], toCache: [], found: 0 };
   const paidPerResult = o.tool.cost.per === 'result' && o.tool.cost.credits > 0;
   results.forEach((r, j) => {
     const row = ready[j] as ReadyRow;
@@ -37,6 +39,7 @@ export function classifyResults(
       out.lastError = r.error;
     } else if (r.status === 'ok' && found) {
       settled.set(row.row.seq, { v: r.value, s: 'completed' });
+      out.found++;
       const key = o.cacheKeys.get(row.row.seq);
       if (key) out.toCache.push({ key, value: r.value });
     } else if (o.isLast) {

@@ -8,7 +8,10 @@ export interface EnrichBatch {
   project: Project;
   columns: Column[];
   column: Column;
+  /** The steps in the order this batch tries them (listed, or `order: "auto"`'s). */
   steps: WaterfallStep[];
+  /** Each step's place in the column's list: it keys the step's charges, whatever the order. */
+  listedIndex: number[];
   /** Claimed rows (now `running`), with the values of every other column. */
   rows: StoredRow[];
   /** The run's budget and the key that started it (from the job's payload). */
