@@ -127,6 +127,84 @@ describe('the console in Chromium', () => {
     expect((await rest(rotated)).status).toBe(401);
   });
 
+  test('Settings → API: a key with a monthly credit cap (0 refused), its spending shown, the cap changed and removed from the table', async () => {
+    const workspaces = t.service.kernel.storage.workspaces;
+    const workspace = (await workspaces.findByName('default'))?.id as string;
+    const keys = () => workspaces.listKeys(workspace);
+    const capOf = async (prefix: string) => (await keys()).find((k) => k.prefix === prefix)?.monthlyCredits;
+    await page.goto(`${origin}/settings/integration?tab=api`);
+    const capInput = page.getByLabel('Monthly credit cap', { exact: true });
+    // 0 is refused: the service's error shows, on the field too, and no key is made.
+    const before = (await keys()).length;
+    await capInput.fill('0');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('whole number');
+    expect(await capInput.getAttribute('aria-invalid')).toBe('true');
+    await accessible('API keys page with a refused cap');
+    expect((await keys()).length).toBe(before);
+
+    await capInput.fill('5');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const created = (await page.getByTestId('new-key').textContent()) as string;
+    const prefix = created.slice(0, 12);
+    const cap = page.locator(`tr[data-prefix="${prefix}"] [data-testid="cap"]`);
+    await page.locator(`tr[data-prefix="${prefix}"] [data-testid="cap"]`, { hasText: /^0 of 5 this month$/ }).waitFor();
+    expect(await capOf(prefix)).toBe(5);
+    expect(await capInput.inputValue()).toBe('');
+    expect(await page.getByRole('alert').count()).toBe(0);
+
+    const change = page.getByRole('button', { name: `Change cap of ${prefix}` });
+    const dialog = page.getByRole('dialog', { name: `Monthly cap of ${prefix}` });
+    const field = dialog.getByLabel(`Monthly credit cap of ${prefix}`);
+    // 0 in the dialog: the error shows there, the cap stays 5.
+    await change.click();
+    expect(await field.inputValue()).toBe('5');
+    await field.fill('0');
+    await dialog.getByRole('button', { name: 'Save cap' }).click();
+    await expect(dialog.getByRole('alert').textContent()).resolves.toContain('whole number');
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    await accessible('cap dialog with an error');
+    expect(await capOf(prefix)).toBe(5);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await cap.textContent()).toBe('0 of 5 this month');
+
+    // 7, and what the key spends shows against it.
+    await change.click();
+    await field.fill('7');
+    await dialog.getByRole('button', { name: 'Save cap' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.locator(`tr[data-prefix="${prefix}"] [data-testid="cap"]`, { hasText: /^0 of 7 this month$/ }).waitFor();
+    expect(await capOf(prefix)).toBe(7);
+    // The focus is back on the button that opened the dialog.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Change cap of ${prefix}`);
+    const project = await fetch(`${t.url}/projects`, {
+      method: 'POST',
+      headers: { 'service-api-key': created, 'content-type': 'application/json' },
+      body: JSON.stringify({ builder_id: 'google_maps_search', form_data: { query: 'cafes in Ghent', max_results: 2 } }),
+    }).then((r) => r.json() as Promise<{ project_id: string }>);
+    for (
+      let i = 0;
+      i < 200 && ((await (await rest(ownerKey, `/projects/${project.project_id}`)).json()) as any).builder_status.type !== 'completed';
+      i++
+    )
+      await Bun.sleep(25);
+    const spent = (await t.service.kernel.storage.credits.keyMonth((await keys()).find((k) => k.prefix === prefix)?.id as string))?.spent;
+    expect(spent).toBeGreaterThan(0);
+    await page.reload();
+    await page.locator(`tr[data-prefix="${prefix}"] [data-testid="cap"]`, { hasText: `${spent} of 7 this month` }).waitFor();
+
+    // Empty removes the cap.
+    await change.click();
+    await field.fill('');
+    await dialog.getByRole('button', { name: 'Save cap' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.locator(`tr[data-prefix="${prefix}"] [data-testid="cap"]`, { hasText: /^No cap$/ }).waitFor();
+    expect(await capOf(prefix)).toBeNull();
+    await page.reload();
+    expect(await cap.textContent()).toBe('No cap');
+  });
+
   test('a project opens as a grid, and a formula column fills in it without a reload', async () => {
     const csv = `Name\n${Array.from({ length: 300 }, (_, i) => `Company ${i}`).join('\n')}`;
     const created = await fetch(`${t.url}/projects`, {
