@@ -44,10 +44,10 @@ function ledgerValues(workspaceId: string, kind: LedgerKind, amount: number, ref
   };
 }
 
-/** The calendar month (UTC) a key's cap counts: its first and the next month's first millisecond. */
-function monthOf(now: number): { start: number; next: number } {
+/** The calendar month (UTC) a key's cap counts (`YYYY-MM`), and the next month's first millisecond. */
+function monthOf(now: number): { label: string; next: number } {
   const d = new Date(now);
-  return { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1), next: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) };
+  return { label: d.toISOString().slice(0, 7), next: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) };
 }
 
 export class SqlCreditRepo implements CreditRepo {
@@ -84,14 +84,16 @@ export class SqlCreditRepo implements CreditRepo {
   private async keyMonthIn(db: Kysely<Tables>, keyId: string): Promise<KeyMonth | null> {
     const key = await db.selectFrom('api_keys').select('monthly_credits').where('id', '=', keyId).executeTakeFirst();
     if (key?.monthly_credits === null || key?.monthly_credits === undefined) return null;
-    const { start, next } = monthOf(Date.now());
-    const r = await db
-      .selectFrom('credit_ledger')
-      .select((eb) => eb.fn.sum<number>('amount').as('net'))
-      .where('key_id', '=', keyId)
-      .where('created_at', '>=', start)
-      .executeTakeFirst();
-    return { cap: Number(key.monthly_credits), spent: -Number(r?.net ?? 0), resetsAt: next };
+    const { label, next } = monthOf(Date.now());
+    const r = await db.selectFrom('key_months').select('spent').where('key_id', '=', keyId).where('month', '=', label).executeTakeFirst();
+    return { cap: Number(key.monthly_credits), spent: Math.max(0, Number(r?.spent ?? 0)), resetsAt: next };
+  }
+
+  /** Adds a ledger entry's spending to its key's month, in the entry's transaction. */
+  private async addToKeyMonth(trx: Kysely<Tables>, keyId: string | null | undefined, spent: number): Promise<void> {
+    if (!keyId || spent === 0) return;
+    const q = trx.insertInto('key_months').values({ key_id: keyId, month: monthOf(Date.now()).label, spent });
+    await this.database.dialect.upsert(q, ['key_id', 'month'], () => ({ spent: sql`spent + ${spent}` })).execute();
   }
 
   /** Locks the run budget and answers what it has left (Infinity without one; 0 when it is gone). */
@@ -159,6 +161,7 @@ export class SqlCreditRepo implements CreditRepo {
           .values(ledgerValues(workspaceId, kind, -amount, ref))
           .execute();
         await this.addToBalance(trx, workspaceId, -amount);
+        await this.addToKeyMonth(trx, ref.keyId, amount);
       });
       return 'ok';
     } catch (e) {
@@ -204,6 +207,7 @@ export class SqlCreditRepo implements CreditRepo {
           .execute();
       }
       await this.addToBalance(trx, workspaceId, -spent);
+      await this.addToKeyMonth(trx, limits.keyId, spent);
       if (limits.budgetId) {
         await trx
           .updateTable('run_budgets')
@@ -225,6 +229,7 @@ export class SqlCreditRepo implements CreditRepo {
           .values(ledgerValues(workspaceId, 'refund', amount, ref))
           .execute();
         await this.addToBalance(trx, workspaceId, amount);
+        await this.addToKeyMonth(trx, ref.keyId, -amount);
         if (budgetId) {
           await trx
             .updateTable('run_budgets')

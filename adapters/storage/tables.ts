@@ -76,6 +76,13 @@ export interface RunBudgetTable {
   created_at: number;
 }
 
+/** What a key spent in a calendar month (`YYYY-MM`, UTC), net of refunds (migration 017). */
+export interface KeyMonthTable {
+  key_id: string;
+  month: string;
+  spent: number;
+}
+
 /** Per workspace and tool, the running figures of its runs (migration 017). */
 export interface ToolStatsTable {
   workspace_id: string;
@@ -319,6 +326,7 @@ export interface Tables {
   credit_ledger: CreditLedgerTable;
   credit_balances: CreditBalanceTable;
   run_budgets: RunBudgetTable;
+  key_months: KeyMonthTable;
   tool_stats: ToolStatsTable;
   enrichment_cache: EnrichmentCacheTable;
   idempotency_keys: IdempotencyKeyTable;

@@ -24,6 +24,16 @@ export function spendControl(t: SchemaTypes): Migration {
       await db.schema.alterTable('api_keys').addColumn('monthly_credits', 'bigint').execute();
       await db.schema.alterTable('credit_ledger').addColumn('key_id', 'varchar(36)').execute();
       await db.schema.createIndex('credit_ledger_key').on('credit_ledger').columns(['key_id', 'created_at']).execute();
+      // What each key spent per calendar month, kept with every entry that carries the key: the cap is
+      // checked against one row, not a sum over the month's entries.
+      await db.schema
+        .createTable('key_months')
+        .addColumn('key_id', 'varchar(36)', (c) => c.notNull())
+        .addColumn('month', 'char(7)', (c) => c.notNull())
+        .addColumn('spent', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('key_months_pk', ['key_id', 'month'])
+        .modifyEnd(opts)
+        .execute();
       await db.schema.alterTable('project_columns').addColumn('step_order', 'varchar(16)').execute();
       // When a cached result was found: its cells' provenance, and reuse bounded by ENRICHMENT_CACHE_TTL_S.
       await db.schema.alterTable('enrichment_cache').addColumn('fetched_at', 'bigint').execute();
