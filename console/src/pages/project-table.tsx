@@ -12,6 +12,7 @@ import {
 import { ErrorNote } from '../error-note.tsx';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiError, api, boot } from '../api.ts';
+import { CellDetail, type OpenedCell } from './cell-detail.tsx';
 import { QueryBuilder, rowsQuery } from './query-builder.tsx';
 import { AddToolColumn, RunColumn } from './tool-column.tsx';
 
@@ -81,8 +82,14 @@ export function ProjectTablePage({ id }: { id: string }) {
   /** The filter and sort of the rows asked for (query string parts of GET …/rows). */
   const query = useRef('');
   const [queryError, setQueryError] = useState<string | undefined>();
+  /** The tool cell whose detail is open (click, or Enter on the focused cell), and its reads: one more each time it changes live. */
+  const [opened, setOpened] = useState<OpenedCell | undefined>();
+  const openedRef = useRef<OpenedCell | undefined>(undefined);
+  openedRef.current = opened;
+  const [openedVersion, setOpenedVersion] = useState(0);
 
   useEffect(() => {
+    setOpened(undefined);
     let grid: GridApi<Row> | undefined;
     let events: EventSource | undefined;
     let columns: Column[] = [];
@@ -98,6 +105,9 @@ export function ProjectTablePage({ id }: { id: string }) {
       if (shown.size > 8 * BLOCK) shown.delete(shown.keys().next().value as string);
     };
     const path = `/projects/${encodeURIComponent(id)}`;
+    const open = (c: Column, row: Row | undefined, rowIndex: number | null) => {
+      if (row && rowIndex !== null) setOpened({ rowId: String(row.id), rowIndex, colId: c.col_id, column: c.name });
+    };
     const columnDefs = (cols: Column[]): ColDef<Row>[] =>
       cols.map((c) => ({
         colId: c.col_id,
@@ -112,6 +122,16 @@ export function ProjectTablePage({ id }: { id: string }) {
                 return p.data?.company[c.name];
               },
               cellRenderer: toolCell,
+              cellClass: 'tool-cell',
+              onCellClicked: (p) => open(c, p.data, p.rowIndex),
+              // Enter on the focused cell opens its detail. Here rather than in onCellKeyDown, which the grid
+              // calls later: the key is taken now, so it does not also press the dialog's button.
+              suppressKeyboardEvent: (p) => {
+                if (p.event.type !== 'keydown' || p.event.key !== 'Enter' || p.editing || !p.data) return false;
+                p.event.preventDefault();
+                open(c, p.data, p.node.rowIndex);
+                return true;
+              },
             }
           : {
               valueGetter: (p) => {
@@ -160,6 +180,8 @@ export function ProjectTablePage({ id }: { id: string }) {
         row.company[name] = 'value' in c ? { value: c.value, status: c.status, error: c.error ?? null } : { ...before, status: c.status };
       }
       grid.refreshCells({ columns: [data.col_id], force: true });
+      const o = openedRef.current;
+      if (o?.colId === data.col_id && data.cells.some((c) => c.row_id === o.rowId)) setOpenedVersion((v) => v + 1);
     });
     const refresh = () => grid?.refreshInfiniteCache();
     events.addEventListener('rows', refresh);
@@ -251,7 +273,25 @@ export function ProjectTablePage({ id }: { id: string }) {
         <input id="go-to-row" name="row" type="number" min={1} max={total} />
         <button type="submit">Go</button>
       </form>
-      <section ref={gridEl} class="grid" aria-label="Rows of the project" />
+      <p id="grid-hint" class="hint">
+        Open a tool cell (click it, or Enter on it) to see its whole value and where it came from.
+      </p>
+      <section ref={gridEl} class="grid" aria-label="Rows of the project" aria-describedby="grid-hint" />
+      {opened && (
+        <CellDetail
+          key={`${opened.rowId}:${opened.colId}`}
+          projectPath={`/projects/${encodeURIComponent(id)}`}
+          cell={opened}
+          version={openedVersion}
+          onClose={() => {
+            setOpened(undefined);
+            // The focus goes back to the cell that was opened: the browser gives it back to the cell's element when it is
+            // still there; when the grid drew the row again meanwhile, the grid focuses the cell. The close event comes
+            // after the closing itself: a key pressed in between may already have moved on in the grid, and stays there.
+            if (!gridEl.current?.contains(document.activeElement)) gridApi.current?.setFocusedCell(opened.rowIndex, opened.colId);
+          }}
+        />
+      )}
     </main>
   );
 }

@@ -1,0 +1,141 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { ErrorNote } from '../error-note.tsx';
+
+/** Where a tool cell's value came from (GET …/rows/{row_id}?include=meta). */
+interface CellMeta {
+  tool_id: string;
+  provider: string;
+  fetched_at: string;
+  credits: number;
+  cached: boolean;
+}
+/** A cell as GET …/rows/{row_id}?include=meta answers it (meta: null when no tool has run on it). */
+interface DetailCell {
+  value: unknown;
+  status: string;
+  error?: string;
+  meta?: CellMeta | null;
+}
+
+/** The tool cell a person opened in the grid. */
+export interface OpenedCell {
+  rowId: string;
+  /** Where the grid shows it (to give the focus back to it). */
+  rowIndex: number;
+  colId: string;
+  column: string;
+}
+
+/** The value whole: objects and lists pretty-printed, nothing as a dash. */
+function Value({ value }: { value: unknown }) {
+  if (value === null || value === undefined || value === '') return <p class="meta">No value</p>;
+  if (typeof value === 'object')
+    return (
+      <pre class="value" data-testid="cell-value">
+        {JSON.stringify(value, null, 2)}
+      </pre>
+    );
+  return (
+    <p class="value" data-testid="cell-value">
+      {String(value)}
+    </p>
+  );
+}
+
+/**
+ * The modal detail of a tool cell: its value, status and error, and its provenance (tool, provider,
+ * when found, credits, whether from the cache), read with include=meta when opened and again when
+ * `version` changes (the cell changed live). Escape or Close closes it.
+ */
+export function CellDetail({
+  projectPath,
+  cell,
+  version,
+  onClose,
+}: {
+  projectPath: string;
+  cell: OpenedCell;
+  version: number;
+  onClose: () => void;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [detail, setDetail] = useState<DetailCell | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => dialog.current?.showModal(), []);
+  useEffect(() => {
+    let current = true;
+    api<{ company: Record<string, DetailCell> }>('GET', `${projectPath}/rows/${encodeURIComponent(cell.rowId)}?include=meta`)
+      .then((row) => {
+        if (!current) return;
+        setError(undefined);
+        const found = row.company[cell.column];
+        if (found) setDetail(found);
+        else setError(`This row has no column ${cell.column} any more.`);
+      })
+      .catch((e: Error) => current && setError(e.message));
+    return () => {
+      current = false;
+    };
+  }, [projectPath, cell.rowId, cell.column, version]);
+
+  const meta = detail?.meta ?? null;
+  return (
+    <dialog ref={dialog} class="cell-detail" aria-labelledby="cell-detail-title" onClose={onClose}>
+      <h2 id="cell-detail-title">Cell detail · {cell.column}</h2>
+      <ErrorNote message={error} />
+      {!detail && !error && <p class="meta">Loading…</p>}
+      {detail && (
+        <>
+          <dl class="detail">
+            <dt>Column</dt>
+            <dd>{cell.column}</dd>
+            <dt>Row</dt>
+            <dd>{(cell.rowIndex + 1).toLocaleString()}</dd>
+            <dt>Status</dt>
+            <dd data-testid="cell-status">
+              <span class={`badge badge-${detail.status}`}>{detail.status.replace(/_/g, ' ')}</span>
+            </dd>
+            {detail.error && (
+              <>
+                <dt>Error</dt>
+                <dd data-testid="cell-error">{detail.error}</dd>
+              </>
+            )}
+          </dl>
+          <h3>Provenance</h3>
+          {meta ? (
+            <dl class="detail" data-testid="provenance">
+              <dt>Tool</dt>
+              <dd data-testid="meta-tool">
+                <code>{meta.tool_id}</code>
+              </dd>
+              <dt>Provider</dt>
+              <dd data-testid="meta-provider">
+                <code>{meta.provider}</code>
+              </dd>
+              <dt>Fetched at</dt>
+              <dd data-testid="meta-fetched-at">
+                <time dateTime={meta.fetched_at}>{new Date(meta.fetched_at).toLocaleString()}</time>
+              </dd>
+              <dt>Credits</dt>
+              <dd data-testid="meta-credits">
+                {meta.credits.toLocaleString()}
+                {meta.cached && <span data-testid="meta-cached"> · from cache (free)</span>}
+              </dd>
+            </dl>
+          ) : (
+            <p data-testid="provenance">Not run yet</p>
+          )}
+          <h3>Value</h3>
+          <Value value={detail.value} />
+        </>
+      )}
+      <div class="actions">
+        <button type="button" onClick={() => dialog.current?.close()}>
+          Close
+        </button>
+      </div>
+    </dialog>
+  );
+}
