@@ -82,7 +82,7 @@ export type CellStatus =
 
 /** Where a tool cell's value came from (DESIGN §12, provenance): shown with include=meta. */
 export interface CellMeta {
-  /** The tool (the waterfall step) that settled the cell. */
+  /** The tool that last ran on the cell (for a completed cell, the waterfall step that found the value). */
   tool_id: string;
   /** The provider it called (the tool's own id when it names none). */
   provider: string;

@@ -240,6 +240,7 @@ export interface RowRepo {
   /**
    * Inserts rows atomically (all or none); returns their sequence numbers, in order. A builder page
    * passes its state so that the rows and the checkpoint commit together (no duplicate on resume).
+   * `runId`: the run that queues the rows' `queued` tool cells (auto-run columns).
    */
   insert(
     projectPk: number,
@@ -247,6 +248,7 @@ export interface RowRepo {
     rows: Record<number, Cell>[],
     builderState?: BuilderRunState,
     jobs?: JobsOf<number[]>,
+    runId?: string,
   ): Promise<number[]>;
   page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }>;
   get(projectPk: number, seq: number, toolCols?: number[]): Promise<StoredRow | undefined>;
@@ -257,7 +259,10 @@ export interface RowRepo {
   softDelete(projectPk: number, seqs: number[]): Promise<number>;
   /** Tool columns of live projects that hold `queued` or `running` cells (work to resume after a restart). */
   unfinishedColumns(): Promise<{ projectPk: number; colNo: number }[]>;
-  /** Rows of one column whose cell status is one of `from`, moved to `to`; returns their seqs. */
+  /**
+   * Rows of one column whose cell status is one of `from`, moved to `to`; returns their seqs.
+   * `runId` (a run's id, or null for none) records the run that queues them; undefined keeps it.
+   */
   moveStatus(
     projectPk: number,
     colNo: number,
@@ -265,7 +270,10 @@ export interface RowRepo {
     to: CellStatus,
     seqs?: number[],
     jobs?: JobsOf<number[]>,
+    runId?: string | null,
   ): Promise<number[]>;
+  /** The run each of these cells of one column was queued by (cells without one are absent). */
+  runsOf(projectPk: number, colNo: number, seqs: number[]): Promise<Map<number, string>>;
   /** Writes tool results (value, status, error) of one column, atomically for the batch. */
   writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[], jobs?: JobsOf<void>): Promise<void>;
   /** Several rows by seq (live only), in the order asked. */

@@ -26,10 +26,13 @@ describe('autoOrder', () => {
   });
 
   test('cheapest credits per result first; free tools before paid ones; a step that never finds anything last', () => {
-    const m = new Map([figures('dear', 100, 30, 300), figures('cheap', 100, 60, 100), figures('free', 100, 0, 0)]);
+    const m = new Map([figures('dear', 100, 30, 300), figures('cheap', 100, 60, 100), figures('free', 100, 5, 0)]);
     expect(ids(m)).toEqual(['free', 'cheap', 'dear']);
     const never = new Map([figures('dear', 100, 0, 300), figures('cheap', 100, 60, 100), figures('free', 100, 10, 0)]);
     expect(ids(never)).toEqual(['free', 'cheap', 'dear']);
+    // Never found anything: last, whether free or paid per result (everything refunded: 0 credits).
+    const refunded = new Map([figures('dear', 100, 0, 0), figures('cheap', 100, 60, 100), figures('free', 100, 0, 0)]);
+    expect(ids(refunded)).toEqual(['cheap', 'dear', 'free']);
   });
 
   test('a step with thin figures, or far fewer attempts than the others, is explored first', () => {

@@ -116,6 +116,22 @@ describe.each(DIALECTS)('estimates on %s', (dialect) => {
     expect(await p.runAndCharge({ col_ids: [col] })).toBe(30);
   });
 
+  test('a per-row cap ends the cell where the run ends it: the estimate is the charge', async () => {
+    const p = await workspaceWithRows(names('Capped', 4));
+    const col = await p.addColumn({
+      name: 'Email',
+      max_credits_per_row: 2,
+      waterfall: [
+        { tool_id: 'attempt_lookup', config: { key: '{{Name}}' } }, // 1 credit, finds nothing
+        { tool_id: 'odds_dear', config: { key: '{{Name}}', hit_percent: 100 } }, // 3 credits: past the cap of 2
+        { tool_id: 'attempt_lookup', config: { key: '{{Name}}', answer: 'x' } },
+      ],
+    });
+    const est = await p.estimate({ col_ids: [col] });
+    expect(est.body).toMatchObject({ cells: 4, credits_max: 4, credits_expected: 4 });
+    expect(await p.runAndCharge({ col_ids: [col] })).toBe(4);
+  });
+
   test('estimate_builder tells the reservation; MCP estimate_columns answers what REST does; bad input is refused', async () => {
     const p = await workspaceWithRows(names('Mcp', 3));
     const col = await p.addColumn({ name: 'Lookup', tool_id: 'attempt_lookup', config: { key: '{{Name}}', answer: 'x' } });

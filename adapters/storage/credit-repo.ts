@@ -9,7 +9,8 @@ import {
   type LedgerKind,
   type LedgerRef,
   MAX_BALANCE,
-  type SpendLimits,
+  type RunCharge,
+  type RunRecord,
   type SpendStop,
 } from '../../core/credits/credit-types.ts';
 import { newId } from '../../core/ids.ts';
@@ -89,19 +90,28 @@ export class SqlCreditRepo implements CreditRepo {
     return { cap: Number(key.monthly_credits), spent: Math.max(0, Number(r?.spent ?? 0)), resetsAt: next };
   }
 
-  /** Adds a ledger entry's spending to its key's month, in the entry's transaction. */
-  private async addToKeyMonth(trx: Kysely<Tables>, keyId: string | null | undefined, spent: number): Promise<void> {
+  /** Adds a ledger entry's spending to its key's month (of `at`, ms), in the entry's transaction. */
+  private async addToKeyMonth(trx: Kysely<Tables>, keyId: string | null | undefined, spent: number, at = Date.now()): Promise<void> {
     if (!keyId || spent === 0) return;
-    const q = trx.insertInto('key_months').values({ key_id: keyId, month: monthOf(Date.now()).label, spent });
+    const q = trx.insertInto('key_months').values({ key_id: keyId, month: monthOf(at).label, spent });
     await this.database.dialect.upsert(q, ['key_id', 'month'], () => ({ spent: sql`spent + ${spent}` })).execute();
   }
 
-  /** Locks the run budget and answers what it has left (Infinity without one; 0 when it is gone). */
-  private async budgetLeft(trx: Kysely<Tables>, budgetId: string | undefined): Promise<number> {
-    if (!budgetId) return Number.POSITIVE_INFINITY;
-    const q = trx.selectFrom('run_budgets').select(['cap', 'spent']).where('id', '=', budgetId);
+  /** Locks a run's record (taken after the balance row, as every debit does). Null when it is gone. */
+  private async lockedRun(trx: Kysely<Tables>, runId: string | undefined) {
+    if (!runId) return null;
+    const q = trx.selectFrom('runs').select(['cap', 'spent', 'key_id']).where('id', '=', runId);
     const r = await this.database.dialect.locking.lockedRead(q).executeTakeFirst();
-    return r ? Math.max(0, Number(r.cap) - Number(r.spent)) : 0;
+    return r ? { cap: r.cap === null ? null : Number(r.cap), spent: Number(r.spent), keyId: r.key_id } : null;
+  }
+
+  private async addToRun(trx: Kysely<Tables>, runId: string | undefined, spent: number): Promise<void> {
+    if (!runId || spent === 0) return;
+    await trx
+      .updateTable('runs')
+      .set({ spent: sql`spent + ${spent}` })
+      .where('id', '=', runId)
+      .execute();
   }
 
   async grant(workspaceId: string, amount: number, ref: LedgerRef & { idemKey?: string } = {}): Promise<number> {
@@ -175,88 +185,90 @@ export class SqlCreditRepo implements CreditRepo {
     workspaceId: string,
     each: number,
     items: DebitItem[],
-    limits: SpendLimits = {},
+    run?: RunCharge,
   ): Promise<{ paid: Set<string>; stoppedBy: SpendStop | null }> {
     const paid = new Set<string>();
     if (items.length === 0) return { paid, stoppedBy: null };
     if (each <= 0) return { paid: new Set(items.map((i) => i.idemKey)), stoppedBy: null };
     let stoppedBy: SpendStop | null = null;
     await this.db.transaction().execute(async (trx) => {
-      // The balance row first: every debit of the workspace takes it, so the budget and the key's
-      // month are read by one transaction at a time.
+      // The balance row first: every debit of the workspace takes it, so the run and the key's month
+      // are read and written by one transaction at a time.
       const balance = await this.lockedBalance(trx, workspaceId);
       const keys = items.map((i) => i.idemKey);
       const existing = await trx.selectFrom('credit_ledger').select('idem_key').where('idem_key', 'in', keys).execute();
       for (const e of existing) if (e.idem_key) paid.add(e.idem_key);
       const fresh = items.filter((i) => !paid.has(i.idemKey));
       if (fresh.length === 0) return;
-      const bounds: [SpendStop, number][] = [
-        ['run_cap', await this.budgetLeft(trx, limits.budgetId)],
-        ['key_cap', await this.keyLeft(trx, limits.keyId)],
-        ['balance', balance],
-      ];
+      const limits = await this.lockedRun(trx, run?.id);
+      const enforce = run?.enforce !== false;
+      const bounds: [SpendStop, number][] = [['balance', balance]];
+      if (enforce && limits?.cap != null) bounds.unshift(['run_cap', Math.max(0, limits.cap - limits.spent)]);
+      if (enforce && limits?.keyId) bounds.unshift(['key_cap', await this.keyLeft(trx, limits.keyId)]);
       const [bound, left] = bounds.reduce((a, b) => (b[1] < a[1] ? b : a));
       const affordable = fresh.slice(0, Math.max(0, Math.floor(left / each)));
       if (affordable.length < fresh.length) stoppedBy = bound;
       if (affordable.length === 0) return;
       const spent = each * affordable.length;
+      const keyId = limits?.keyId ?? null;
       for (let i = 0; i < affordable.length; i += 500) {
         await trx
           .insertInto('credit_ledger')
-          .values(affordable.slice(i, i + 500).map((item) => ledgerValues(workspaceId, 'charge', -each, { ...item, keyId: limits.keyId })))
+          .values(affordable.slice(i, i + 500).map((item) => ledgerValues(workspaceId, 'charge', -each, { ...item, keyId })))
           .execute();
       }
       await this.addToBalance(trx, workspaceId, -spent);
-      await this.addToKeyMonth(trx, limits.keyId, spent);
-      if (limits.budgetId) {
-        await trx
-          .updateTable('run_budgets')
-          .set({ spent: sql`spent + ${spent}` })
-          .where('id', '=', limits.budgetId)
-          .execute();
-      }
+      await this.addToKeyMonth(trx, keyId, spent);
+      if (limits) await this.addToRun(trx, run?.id, spent);
       for (const item of affordable) paid.add(item.idemKey);
     });
     return { paid, stoppedBy };
   }
 
-  async refund(workspaceId: string, amount: number, ref: LedgerRef & { idemKey: string }, budgetId?: string): Promise<void> {
+  async refund(
+    workspaceId: string,
+    amount: number,
+    ref: LedgerRef & { idemKey: string },
+    of?: { charge: string; runId?: string },
+  ): Promise<void> {
     if (amount <= 0) return;
     try {
       await this.db.transaction().execute(async (trx) => {
+        // Back where the charge was taken from: its key, in the month it was taken, and its run.
+        const charge = of
+          ? await trx.selectFrom('credit_ledger').select(['key_id', 'created_at']).where('idem_key', '=', of.charge).executeTakeFirst()
+          : undefined;
+        const keyId = charge?.key_id ?? null;
         await trx
           .insertInto('credit_ledger')
-          .values(ledgerValues(workspaceId, 'refund', amount, ref))
+          .values(ledgerValues(workspaceId, 'refund', amount, { ...ref, keyId }))
           .execute();
         await this.addToBalance(trx, workspaceId, amount);
-        await this.addToKeyMonth(trx, ref.keyId, -amount);
-        if (budgetId) {
-          await trx
-            .updateTable('run_budgets')
-            .set({ spent: sql`spent - ${amount}` })
-            .where('id', '=', budgetId)
-            .execute();
-        }
+        await this.addToKeyMonth(trx, keyId, -amount, charge ? Number(charge.created_at) : undefined);
+        await this.addToRun(trx, of?.runId, -amount);
       });
     } catch (e) {
       if (!this.isDuplicateKey(e)) throw e;
     }
   }
 
-  async keyOfEntry(idemKey: string): Promise<string | null> {
-    const r = await this.db.selectFrom('credit_ledger').select('key_id').where('idem_key', '=', idemKey).executeTakeFirst();
-    return r?.key_id ?? null;
-  }
-
-  async createBudget(workspaceId: string, cap: number): Promise<string> {
+  async createRun(workspaceId: string, limits: { cap?: number; keyId?: string }): Promise<string> {
     const id = newId();
-    await this.db.insertInto('run_budgets').values({ id, workspace_id: workspaceId, cap, spent: 0, created_at: Date.now() }).execute();
+    await this.db
+      .insertInto('runs')
+      .values({ id, workspace_id: workspaceId, cap: limits.cap ?? null, spent: 0, key_id: limits.keyId ?? null, created_at: Date.now() })
+      .execute();
     return id;
   }
 
-  async budget(budgetId: string): Promise<{ cap: number; spent: number } | null> {
-    const r = await this.db.selectFrom('run_budgets').select(['cap', 'spent']).where('id', '=', budgetId).executeTakeFirst();
-    return r ? { cap: Number(r.cap), spent: Number(r.spent) } : null;
+  async run(runId: string): Promise<RunRecord | null> {
+    const r = await this.db.selectFrom('runs').select(['cap', 'spent', 'key_id']).where('id', '=', runId).executeTakeFirst();
+    return r ? { cap: r.cap === null ? null : Number(r.cap), spent: Number(r.spent), keyId: r.key_id } : null;
+  }
+
+  async pruneRuns(olderThan: number): Promise<number> {
+    const r = await this.db.deleteFrom('runs').where('created_at', '<', olderThan).executeTakeFirst();
+    return Number(r.numDeletedRows);
   }
 
   keyMonth(keyId: string): Promise<KeyMonth | null> {

@@ -67,12 +67,13 @@ export interface CreditLedgerTable {
   created_at: number;
 }
 
-/** A run's `max_credits` (migration 017): what its cells may still take. */
-export interface RunBudgetTable {
+/** What a call that queued cells allows them (migration 017): its cap (`max_credits`) and its API key. */
+export interface RunTable {
   id: string;
   workspace_id: string;
-  cap: number;
+  cap: number | null;
   spent: number;
+  key_id: string | null;
   created_at: number;
 }
 
@@ -179,6 +180,8 @@ export interface CellKeyTable {
   text_full: string | null;
   /** Tool cells only: `{v, e}` as JSON (see migration 008); null for input cells and unfilled tool cells. */
   cell?: string | null;
+  /** Tool cells: the run that queued the cell last (migration 017), whose limits its charges keep. */
+  run_id?: string | null;
 }
 
 export interface RowCountTable {
@@ -325,7 +328,7 @@ export interface Tables {
   api_keys: ApiKeyTable;
   credit_ledger: CreditLedgerTable;
   credit_balances: CreditBalanceTable;
-  run_budgets: RunBudgetTable;
+  runs: RunTable;
   key_months: KeyMonthTable;
   tool_stats: ToolStatsTable;
   enrichment_cache: EnrichmentCacheTable;

@@ -6,10 +6,13 @@ export const MIN_ATTEMPTS = 20;
 /** A step tried less than this share of the most-tried step's attempts is explored (tried first) again. */
 export const EXPLORE_SHARE = 0.1;
 
-/** Credits per result found so far (free tools 0; a tool that never found anything last). */
-export function creditsPerResult(s: Pick<ToolStats, 'credits' | 'found'>): number {
-  if (s.credits <= 0) return 0;
-  return s.found > 0 ? s.credits / s.found : Number.POSITIVE_INFINITY;
+/**
+ * Credits per result found so far: a tool that has never found anything is last (Infinity), even a
+ * free one or one paid per result (all refunded); free tools that find cost 0.
+ */
+export function creditsPerResult(s: Pick<ToolStats, 'credits' | 'found' | 'attempts'>): number {
+  if (s.found === 0) return s.attempts > 0 ? Number.POSITIVE_INFINITY : 0;
+  return Math.max(0, s.credits) / s.found;
 }
 
 /**

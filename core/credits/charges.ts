@@ -25,16 +25,21 @@ export async function reserveBuilderCredits(
 ): Promise<number> {
   const amount = builderReservation(builder, target);
   if (amount === 0) return 0;
-  const answer = await kernel.storage.credits.debit(workspaceId, 'reserve', amount, {
-    projectId,
-    pluginId: builder.id,
-    idemKey: reserveKey(projectId),
-    note: `${builder.id}: up to ${target} rows`,
-    keyId: keyId ?? null,
-  });
+  const reserve = () =>
+    kernel.storage.credits.debit(workspaceId, 'reserve', amount, {
+      projectId,
+      pluginId: builder.id,
+      idemKey: reserveKey(projectId),
+      note: `${builder.id}: up to ${target} rows`,
+      keyId: keyId ?? null,
+    });
+  let answer = await reserve();
   if (answer === 'key_cap') {
-    const month = await kernel.storage.credits.keyMonth(keyId as string);
+    const month = keyId ? await kernel.storage.credits.keyMonth(keyId) : null;
     if (month) throw keyCapError(month, amount);
+    answer = await reserve(); // the cap was removed meanwhile
+    if (answer === 'key_cap')
+      throw new ServiceError('conflict', "This API key's monthly cap changed while the run was being reserved; try again");
   }
   if (answer === 'insufficient') {
     const balance = await kernel.storage.credits.balance(workspaceId);
@@ -60,14 +65,17 @@ export async function settleBuilderCredits(
   const held = await kernel.storage.credits.projectNet(projectId, builder.id);
   const spent = rowsCreated * builder.cost.credits;
   if (held - spent <= 0) return;
-  await kernel.storage.credits.refund(workspaceId, held - spent, {
-    projectId,
-    pluginId: builder.id,
-    idemKey: refundKey(projectId),
-    note: `${builder.id}: ${rowsCreated} rows written`,
-    // What the key did not spend goes back to its month too.
-    keyId: await kernel.storage.credits.keyOfEntry(reserveKey(projectId)),
-  });
+  await kernel.storage.credits.refund(
+    workspaceId,
+    held - spent,
+    {
+      projectId,
+      pluginId: builder.id,
+      idemKey: refundKey(projectId),
+      note: `${builder.id}: ${rowsCreated} rows written`,
+    },
+    { charge: reserveKey(projectId) },
+  ); // what the key did not spend goes back to the month it reserved in
 }
 
 /** Returns a whole reservation (the project could not be created or started). */

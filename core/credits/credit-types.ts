@@ -44,12 +44,21 @@ export interface LedgerEntry extends LedgerRef {
 }
 
 /**
- * What bounds a debit beyond the workspace's balance (../shared/DESIGN.md §12): the run's budget
- * (`max_credits`, a run_budgets record) and the monthly cap of the API key that started the work.
+ * The run a charge belongs to (../shared/DESIGN.md §12): what a call that queued cells allows them,
+ * its `max_credits` and the API key it came with (whose monthly cap also bounds it). `enforce:
+ * false` records the charge against the run and the key without stopping at their caps (a cell
+ * already charged by an earlier waterfall step finishes its steps).
  */
-export interface SpendLimits {
-  budgetId?: string;
-  keyId?: string;
+export interface RunCharge {
+  id: string;
+  enforce?: boolean;
+}
+
+/** A run's record: its cap (null: none), what it has spent net of refunds, its key. */
+export interface RunRecord {
+  cap: number | null;
+  spent: number;
+  keyId: string | null;
 }
 
 /** Which bound a debit met first: the balance, the run's `max_credits`, or the key's monthly cap. */
@@ -103,16 +112,18 @@ export interface CreditRepo {
     workspaceId: string,
     each: number,
     items: DebitItem[],
-    limits?: SpendLimits,
+    run?: RunCharge,
   ): Promise<{ paid: Set<string>; stoppedBy: SpendStop | null }>;
-  /** Gives credits back (kind refund), to the run's budget too; a second refund with the same key is ignored. */
-  refund(workspaceId: string, amount: number, ref: LedgerRef & { idemKey: string }, budgetId?: string): Promise<void>;
-  /** The key of the entry with this idempotency key (a refund goes to the key its reservation spent). */
-  keyOfEntry(idemKey: string): Promise<string | null>;
-  /** A new run budget of `cap` credits; answers its id. */
-  createBudget(workspaceId: string, cap: number): Promise<string>;
-  /** What a run budget has spent of its cap (null when it does not exist). */
-  budget(budgetId: string): Promise<{ cap: number; spent: number } | null>;
+  /**
+   * Gives credits back (kind refund); a second refund with the same key is ignored. `of`: the charge
+   * it gives back (its key and month are credited) and the run it was charged to.
+   */
+  refund(workspaceId: string, amount: number, ref: LedgerRef & { idemKey: string }, of?: { charge: string; runId?: string }): Promise<void>;
+  /** A run's record for the cells a call queues; answers its id. */
+  createRun(workspaceId: string, limits: { cap?: number; keyId?: string }): Promise<string>;
+  run(runId: string): Promise<RunRecord | null>;
+  /** Forgets runs created before `olderThan` (ms); their cells, if still queued, then run without limits. */
+  pruneRuns(olderThan: number): Promise<number>;
   /** The key's monthly cap and this month's spending; null when the key has no cap. */
   keyMonth(keyId: string): Promise<KeyMonth | null>;
   balance(workspaceId: string): Promise<number>;

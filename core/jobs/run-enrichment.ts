@@ -6,11 +6,13 @@ import type { ToolRunFigures } from '../storage.ts';
 import { log } from '../log.ts';
 import { toolContext } from '../plugins/plugin-context.ts';
 import { applyRunCondition } from './enrichment/apply-condition.ts';
-import { chargeRows, refundRows } from './enrichment/charge-rows.ts';
+import { chargeRows, type HeldRow, refundRows } from './enrichment/charge-rows.ts';
 import { claimBatch } from './enrichment/claim-batch.ts';
 import { classifyResults } from './enrichment/classify-results.ts';
 import type { EnrichBatch, OpenRow, Settled } from './enrichment/enrich-batch.ts';
 import { dependentJobs } from './enrichment/follow-ups.ts';
+import { columnsReadBy } from '../columns/column-steps.ts';
+import { enrichmentJobs } from '../services/row-insert.ts';
 import { writeStartingJobs } from './job-outbox.ts';
 import { prepareStep } from './enrichment/prepare-step.ts';
 import { cacheTtlMs, reuseCached } from './enrichment/result-cache.ts';
@@ -22,18 +24,14 @@ export const EnrichPayloadSchema = Type.Object({
   project_pk: Type.Integer({ minimum: 1 }),
   col_no: Type.Integer({ minimum: 1 }),
   seqs: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1 }),
-  /** The run's max_credits budget (run_budgets.id), when it set one. */
-  budget_id: Type.Optional(Type.String()),
-  /** The API key whose call started the run: charges count against its monthly cap. */
-  key_id: Type.Optional(Type.String()),
 });
 export type EnrichPayload = Static<typeof EnrichPayloadSchema>;
 
 /** What the steps decided beyond the cells: rows to retry or hold, and what each tool did. */
 interface StepsOutcome {
   retry: number[];
-  /** Rows a cap stopped: `pending` again. */
-  held: number[];
+  /** Rows a cap stopped. */
+  held: HeldRow[];
   lastError: string;
   /** Provenance of each settled row: the tool that settled it, when, and whether from the cache. */
   sources: Map<number, Omit<CellMeta, 'credits'>>;
@@ -73,7 +71,7 @@ async function runSteps(kernel: Kernel, batch: EnrichBatch, jobCtx: JobContext, 
     const cached = await reuseCached(kernel, batch.project.workspaceId, tool, plan.ready, settled);
     for (const [seq, at] of cached.hits) out.sources.set(seq, source(tool, at, true));
     const { paid, held } = await chargeRows(kernel, batch, tool, cached.ready, spent, settled);
-    out.held.push(...held.map((r) => r.row.seq));
+    out.held.push(...held);
     const ctx = toolContext(kernel, tool, jobCtx.signal, { job_id: batch.jobId, worker: jobCtx.workerId, column: batch.column.id });
     const started = performance.now();
     const results = await runTool(
@@ -105,6 +103,43 @@ async function runSteps(kernel: Kernel, batch: EnrichBatch, jobCtx: JobContext, 
   }
   for (const o of open) if (!settled.has(o.row.seq)) settled.set(o.row.seq, { v: null, s: 'no_result' });
   return out;
+}
+
+/**
+ * Rows a cap stopped. Those whose run's `max_credits` has room again for their step (refunds gave
+ * credits back) are queued again, under the same run; the others go back to `pending` with their old value, and
+ * so do the cells of columns that read this one and were waiting for them (they would wait for ever).
+ */
+async function releaseHeld(kernel: Kernel, batch: EnrichBatch, held: HeldRow[]): Promise<void> {
+  const { rows } = kernel.storage;
+  const { project, column } = batch;
+  const again: number[] = [];
+  const room = new Map<string, number>();
+  for (const h of held) {
+    if (h.by !== 'run_cap' || !h.runId) continue;
+    if (!room.has(h.runId)) {
+      const run = await kernel.storage.credits.run(h.runId);
+      room.set(h.runId, run?.cap == null ? 0 : run.cap - run.spent);
+    }
+    // All of them, while one more fits: each new job charges at least one, so this ends.
+    if ((room.get(h.runId) ?? 0) >= h.price) again.push(h.seq);
+  }
+  const requeued = new Set(again);
+  const stopped = held.filter((h) => !requeued.has(h.seq)).map((h) => h.seq);
+  if (again.length) {
+    await writeStartingJobs(
+      kernel,
+      (moved: number[]) => enrichmentJobs(kernel, project.pk, column, moved),
+      (jobs) => rows.moveStatus(project.pk, column.no, ['running'], 'queued', again, jobs),
+    );
+  }
+  if (stopped.length === 0) return;
+  await rows.moveStatus(project.pk, column.no, ['running'], 'pending', stopped);
+  for (const dependent of batch.columns) {
+    if (dependent.type === 'tool' && dependent.no !== column.no && columnsReadBy(dependent).has(column.name)) {
+      await rows.moveStatus(project.pk, dependent.no, ['queued'], 'pending', stopped);
+    }
+  }
 }
 
 /**
@@ -145,8 +180,7 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
     .add(project.workspaceId, figures)
     .catch((e) => log.warn('could not record tool stats', { column: column.id, error: (e as Error).message }));
   if (sorted.waiting.length) await rows.moveStatus(project.pk, column.no, ['running'], 'queued', sorted.waiting);
-  // Rows a run's max_credits or the key's monthly cap stopped keep their old value, `pending` again.
-  if (held.length) await rows.moveStatus(project.pk, column.no, ['running'], 'pending', held);
+  if (held.length) await releaseHeld(kernel, batch, held);
   if (retry.length) {
     // The rows that are done stay written; only these are tried again, after the queue's backoff.
     await rows.moveStatus(project.pk, column.no, ['running'], 'queued', retry);

@@ -59,7 +59,7 @@ export const addRowsOp = defineOperation({
       }
     });
     await checkRowQuota(kernel, workspace, project.pk, cells.length);
-    const seqs = await insertRows(kernel, project.pk, columns, cells, undefined, keyId ? { keyId } : {});
+    const seqs = await insertRows(kernel, project.pk, columns, cells, undefined, keyId);
     return { row_ids: seqs.map(String), created: seqs.length };
   },
 });

@@ -27,7 +27,7 @@ export const wantsMeta = (q: { include?: string; include_meta?: boolean }): bool
 
 /** Where a tool cell's value came from (DESIGN §12). */
 export const CellMetaSchema = Type.Object({
-  tool_id: Type.String({ description: 'The tool (waterfall step) that settled the cell.' }),
+  tool_id: Type.String({ description: 'The tool that last ran on the cell (for a completed cell, the step that found the value).' }),
   provider: Type.String(),
   fetched_at: Type.String({ format: 'date-time', description: 'When the value was found (for a cached one: first found).' }),
   credits: Type.Integer({ description: 'What the cell cost, net of refunds, over every step tried.' }),

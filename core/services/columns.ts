@@ -8,7 +8,7 @@ import { valueBytes } from '../rows/cell-limits.ts';
 import { schemaErrors } from '../schema/validate.ts';
 import { writeStartingJobs } from '../jobs/job-outbox.ts';
 import { enrichmentJobs } from './row-insert.ts';
-import type { SpendLimits } from '../credits/credit-types.ts';
+import { startRun } from '../credits/runs.ts';
 
 export interface CreateColumnInput {
   name: string;
@@ -238,22 +238,20 @@ export async function runColumns(
     ]);
   }
   const { chosen, from, rows } = await runSelection(kernel, project, input);
-  // One budget for the whole run (every column it queues, and the columns they feed).
-  const limits: SpendLimits = {
-    ...(input.max_credits !== undefined
-      ? { budgetId: await kernel.storage.credits.createBudget(project.workspaceId, input.max_credits) }
-      : {}),
+  // One run for every cell this call queues, in every column: its cap and key go with the cells.
+  const runId = await startRun(kernel, project.workspaceId, {
+    ...(input.max_credits !== undefined ? { cap: input.max_credits } : {}),
     ...(keyId ? { keyId } : {}),
-  };
+  });
   let queued = 0;
   for (const c of chosen) {
     if (rows?.length === 0) break;
     const seqs = await writeStartingJobs(
       kernel,
-      (moved: number[]) => enrichmentJobs(kernel, project.pk, c, moved, limits),
-      (jobs) => kernel.storage.rows.moveStatus(project.pk, c.no, from, 'queued', rows, jobs),
+      (moved: number[]) => enrichmentJobs(kernel, project.pk, c, moved),
+      (jobs) => kernel.storage.rows.moveStatus(project.pk, c.no, from, 'queued', rows, jobs, runId ?? null),
     );
     queued += seqs.length;
   }
-  return { queued, ...(limits.budgetId ? { max_credits: input.max_credits } : {}) };
+  return { queued, ...(input.max_credits !== undefined ? { max_credits: input.max_credits } : {}) };
 }

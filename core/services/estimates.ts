@@ -9,6 +9,7 @@ import type { Kernel } from '../kernel.ts';
 import type { CellStatus, Column, Project, StoredRow, Workspace } from '../model.ts';
 import { isEmptyValue } from '../rows/cell-values.ts';
 import { rowValues } from '../rows/row-view.ts';
+import type { AnyTool } from '../plugins/plugin-types.ts';
 import type { ToolStats } from '../storage.ts';
 import { type RunMode, runSelection } from './columns.ts';
 import { plannedBuild } from './projects.ts';
@@ -148,12 +149,10 @@ async function columnCost(
     total.expected += blind * full.expected;
   }
   // Rows with known inputs: step by step, as prepare → cache → charge decide it.
-  const spent = new Map<number, { max: number; expected: number; reach: number }>();
-  for (const o of open) spent.set(o.row.seq, { max: 0, expected: 0, reach: 1 });
+  const costs = new Map(open.map((o) => [o.row.seq, newRowCost()]));
   for (const step of steps) {
     const tool = kernel.plugins.tool(step.tool_id);
     if (!tool || open.length === 0) break;
-    const price = Math.max(0, tool.cost.credits);
     const ready: ReadyRow[] = [];
     for (const o of open) {
       const config = renderTemplate(step.config, o.values) as Record<string, unknown>;
@@ -164,43 +163,59 @@ async function columnCost(
     const hits = keys.size
       ? await kernel.storage.cache.getMany([...new Set(keys.values())], Date.now() - cacheTtlMs(kernel, tool))
       : new Map();
-    const settledHere = new Set<number>();
-    const hit = hitRate(stats.get(tool.id));
+    const done = new Set<number>();
     for (const r of ready) {
       const key = keys.get(r.row.seq);
-      if (key !== undefined && hits.has(key)) {
-        settledHere.add(r.row.seq); // reused, free: the cell is done
-        continue;
-      }
-      const row = spent.get(r.row.seq) as { max: number; expected: number; reach: number };
-      if (price > 0 && row.max + price > cap) continue; // the per-row cap stops the waterfall here
-      row.max += price;
-      row.expected += row.reach * price * (tool.cost.per === 'result' ? hit : 1);
-      row.reach *= 1 - hit;
+      const cost = costs.get(r.row.seq) as RowCost;
+      // Reused (free) or stopped by the per-row cap: the cell ends here, as in the run.
+      if ((key !== undefined && hits.has(key)) || !chargeStep(cost, tool, hitRate(stats.get(tool.id)), cap)) done.add(r.row.seq);
     }
-    open = open.filter((o) => !settledHere.has(o.row.seq));
+    open = open.filter((o) => !done.has(o.row.seq));
   }
-  for (const s of spent.values()) {
-    total.max += s.max;
-    total.expected += Math.min(s.expected, cap);
+  for (const c of costs.values()) {
+    total.max += Math.max(c.worst, c.missed);
+    total.expected += c.expected;
   }
   return total;
 }
 
-/** Every step at its price, weighed by hit rates for the expected figure. */
+/**
+ * What one row has cost along its steps: `missed`, the net spend when no step has found anything
+ * (per-result charges are refunded); `worst`, the most it can have cost (a per-result step that finds
+ * keeps its charge and ends the cell); `expected`, weighed by hit rates; `reach`, the chance no step
+ * has found a value yet.
+ */
+interface RowCost {
+  missed: number;
+  worst: number;
+  expected: number;
+  reach: number;
+}
+
+const newRowCost = (): RowCost => ({ missed: 0, worst: 0, expected: 0, reach: 1 });
+
+/** Charges one step as prepare-step and charge-rows would; false when the per-row cap ends the cell first. */
+function chargeStep(cost: RowCost, tool: AnyTool, hit: number, cap: number): boolean {
+  const price = Math.max(0, tool.cost.credits);
+  if (price > 0 && cost.missed + price > cap) return false;
+  if (tool.cost.per === 'result') {
+    cost.worst = Math.max(cost.worst, cost.missed + price);
+    cost.expected += cost.reach * price * hit;
+  } else {
+    cost.missed += price;
+    cost.worst = Math.max(cost.worst, cost.missed);
+    cost.expected += cost.reach * price;
+  }
+  cost.reach *= 1 - hit;
+  return true;
+}
+
+/** Every step charged as the run would if no input were missing and nothing were cached. */
 function fullCost(kernel: Kernel, steps: ReturnType<typeof columnSteps>, stats: Map<string, ToolStats>, cap: number): StepCost {
-  let max = 0;
-  let expected = 0;
-  let reach = 1;
+  const cost = newRowCost();
   for (const step of steps) {
     const tool = kernel.plugins.tool(step.tool_id);
-    if (!tool) break;
-    const price = Math.max(0, tool.cost.credits);
-    if (price > 0 && max + price > cap) break;
-    const hit = hitRate(stats.get(tool.id));
-    max += price;
-    expected += reach * price * (tool.cost.per === 'result' ? hit : 1);
-    reach *= 1 - hit;
+    if (!tool || !chargeStep(cost, tool, hitRate(stats.get(tool.id)), cap)) break;
   }
-  return { max, expected };
+  return { max: Math.max(cost.worst, cost.missed), expected: cost.expected };
 }

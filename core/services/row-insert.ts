@@ -1,5 +1,5 @@
 import { columnSteps } from '../columns/column-steps.ts';
-import type { SpendLimits } from '../credits/credit-types.ts';
+import { startRun } from '../credits/runs.ts';
 import { ServiceError } from '../errors.ts';
 import { type JobRequest, writeStartingJobs } from '../jobs/job-outbox.ts';
 import type { Kernel } from '../kernel.ts';
@@ -21,13 +21,11 @@ export function enrichJobRows(kernel: Kernel, column: Column): number {
 }
 
 /** The jobs that enrich these rows for one tool column, `enrichJobRows` rows each. */
-export function enrichmentJobs(kernel: Kernel, projectPk: number, column: Column, seqs: number[], limits: SpendLimits = {}): JobRequest[] {
+export function enrichmentJobs(kernel: Kernel, projectPk: number, column: Column, seqs: number[]): JobRequest[] {
   const size = enrichJobRows(kernel, column);
-  // The run's budget and the caller's key travel with each job: its charges take from them.
-  const spend = { ...(limits.budgetId ? { budget_id: limits.budgetId } : {}), ...(limits.keyId ? { key_id: limits.keyId } : {}) };
   const jobs: JobRequest[] = [];
   for (let i = 0; i < seqs.length; i += size) {
-    jobs.push({ type: ENRICH_JOB, payload: { project_pk: projectPk, col_no: column.no, seqs: seqs.slice(i, i + size), ...spend } });
+    jobs.push({ type: ENRICH_JOB, payload: { project_pk: projectPk, col_no: column.no, seqs: seqs.slice(i, i + size) } });
   }
   return jobs;
 }
@@ -58,16 +56,19 @@ export async function insertRows(
   columns: Column[],
   rows: Record<number, Cell>[],
   builderState?: BuilderRunState,
-  limits: SpendLimits = {},
+  keyId?: string,
 ): Promise<number[]> {
   checkSizes(kernel, columns, rows);
   const auto = columns.filter((c) => c.type === 'tool' && c.autoRun);
   for (const cells of rows) for (const c of auto) cells[c.no] = { v: null, s: 'queued' };
   if (auto.length === 0) return kernel.storage.rows.insert(projectPk, columns, rows, builderState);
+  // Cells queued by a call with a key spend under that key's monthly cap.
+  const workspaceId = keyId ? (await kernel.storage.projects.getByPk(projectPk))?.workspaceId : undefined;
+  const runId = workspaceId ? await startRun(kernel, workspaceId, { keyId }) : undefined;
   // The rows and the jobs that enrich them commit together (core/jobs/job-outbox.ts).
   return writeStartingJobs(
     kernel,
-    (seqs: number[]) => auto.flatMap((c) => enrichmentJobs(kernel, projectPk, c, seqs, limits)),
-    (jobs) => kernel.storage.rows.insert(projectPk, columns, rows, builderState, jobs),
+    (seqs: number[]) => auto.flatMap((c) => enrichmentJobs(kernel, projectPk, c, seqs)),
+    (jobs) => kernel.storage.rows.insert(projectPk, columns, rows, builderState, jobs, runId),
   );
 }

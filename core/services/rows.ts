@@ -51,7 +51,7 @@ export const toolColumnNos = (columns: Column[]): number[] => columns.filter((c)
 export async function addRow(kernel: Kernel, workspace: Workspace, project: Project, company: Record<string, unknown>, keyId?: string) {
   const [columns] = await Promise.all([kernel.storage.projects.columns(project), checkRowQuota(kernel, workspace, project.pk, 1)]);
   const cells = cellsFromCompany(columns, company);
-  const [seq] = await insertRows(kernel, project.pk, columns, [cells], undefined, keyId ? { keyId } : {});
+  const [seq] = await insertRows(kernel, project.pk, columns, [cells], undefined, keyId);
   return { row_id: String(seq), message: 'Row created', error_detail: null };
 }
 

@@ -1,29 +1,35 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Migration } from 'kysely/migration';
 import type { SchemaTypes } from '../dialect.ts';
 
 /**
- * Spend control and self-tuning waterfalls (../shared/DESIGN.md §12): run budgets (a run's
- * `max_credits`, taken from as its cells are charged and given back by refunds), a monthly credit cap
- * per API key (its ledger entries carry the key, indexed by time for the month's sum), when each
- * cached result was fetched (provenance), and per workspace and tool the figures of every run (attempts, results found, net credits, time spent).
+ * Spend control and self-tuning waterfalls (../shared/DESIGN.md §12):
+ * - `runs`: what a call that queued cells allows them (its `max_credits`, taken from as they are
+ *   charged and given back by refunds, and the API key it came with); each queued tool cell names
+ *   its run (`cell_keys.run_id`), so whichever job, follow-up or resume runs it spends as its caller allowed;
+ * - a monthly credit cap per API key, the key on each ledger entry and a per-key monthly total;
+ * - when each cached result was found (provenance), and the waterfall order of a column;
+ * - per workspace and tool, the figures of every run (attempts, results found, net credits, time).
  */
 export function spendControl(t: SchemaTypes): Migration {
   const opts = t.tableOptions();
   return {
     async up(db: Kysely<any>) {
       await db.schema
-        .createTable('run_budgets')
+        .createTable('runs')
         .addColumn('id', 'varchar(36)', (c) => c.primaryKey())
         .addColumn('workspace_id', 'varchar(36)', (c) => c.notNull())
-        .addColumn('cap', 'bigint', (c) => c.notNull())
+        .addColumn('cap', 'bigint')
         .addColumn('spent', 'bigint', (c) => c.notNull())
+        .addColumn('key_id', 'varchar(36)')
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .modifyEnd(opts)
         .execute();
+      await db.schema.createIndex('runs_created').on('runs').column('created_at').execute();
+      // Nullable, no default: an instant ADD COLUMN on InnoDB, whatever the table's size.
+      await db.schema.alterTable('cell_keys').addColumn('run_id', 'varchar(36)').execute();
       await db.schema.alterTable('api_keys').addColumn('monthly_credits', 'bigint').execute();
       await db.schema.alterTable('credit_ledger').addColumn('key_id', 'varchar(36)').execute();
-      await db.schema.createIndex('credit_ledger_key').on('credit_ledger').columns(['key_id', 'created_at']).execute();
       // What each key spent per calendar month, kept with every entry that carries the key: the cap is
       // checked against one row, not a sum over the month's entries.
       await db.schema
@@ -37,6 +43,8 @@ export function spendControl(t: SchemaTypes): Migration {
       await db.schema.alterTable('project_columns').addColumn('step_order', 'varchar(16)').execute();
       // When a cached result was found: its cells' provenance, and reuse bounded by ENRICHMENT_CACHE_TTL_S.
       await db.schema.alterTable('enrichment_cache').addColumn('fetched_at', 'bigint').execute();
+      // Kept results found before: at the latest their expiry less the longest TTL (30 days), so none looks fresher than it is.
+      await sql`UPDATE enrichment_cache SET fetched_at = expires_at - 2592000000`.execute(db);
       await db.schema
         .createTable('tool_stats')
         .addColumn('workspace_id', 'varchar(36)', (c) => c.notNull())

@@ -93,6 +93,22 @@ export class RowReader {
     return { rows };
   }
 
+  async runsOf(projectPk: number, colNo: number, seqs: number[]): Promise<Map<number, string>> {
+    const out = new Map<number, string>();
+    for (const part of chunks(seqs, this.database.dialect.limits.inListSize)) {
+      const rows = await this.db
+        .selectFrom('cell_keys')
+        .select(['seq', 'run_id'])
+        .where('project_pk', '=', projectPk)
+        .where('col_no', '=', colNo)
+        .where('seq', 'in', part)
+        .where('run_id', 'is not', null)
+        .execute();
+      for (const r of rows) out.set(Number(r.seq), r.run_id as string);
+    }
+    return out;
+  }
+
   /** Up to `limit` live rows after `afterSeq`, in insertion order. */
   async pageAfter(projectPk: number, afterSeq: number, limit: number, toolCols: number[] = []): Promise<StoredRow[]> {
     // The live-rows index (project_pk, deleted_at, seq) gives the seqs; only those rows are read.

@@ -40,11 +40,13 @@ export class RowWriter {
     rows: Record<number, Cell>[],
     builderState?: BuilderRunState,
     jobs?: JobsOf<number[]>,
+    runId?: string,
   ): Promise<number[]> {
     if (builderState || rows.length === 0 || rows.length > COALESCE_MAX_ROWS)
-      return this.insertNow(projectPk, columns, rows, builderState, jobs);
-    const key = `${projectPk}:${columns.map((c) => `${c.no}${c.type}`).join(',')}`;
-    return this.lanes.insert(key, rows, jobs, (batch, batchJobs) => this.insertNow(projectPk, columns, batch, undefined, batchJobs));
+      return this.insertNow(projectPk, columns, rows, builderState, jobs, runId);
+    // Inserts of one run (or of none) share a lane: a batch's queued cells all name its run.
+    const key = `${projectPk}:${runId ?? ''}:${columns.map((c) => `${c.no}${c.type}`).join(',')}`;
+    return this.lanes.insert(key, rows, jobs, (batch, batchJobs) => this.insertNow(projectPk, columns, batch, undefined, batchJobs, runId));
   }
 
   private async insertNow(
@@ -53,6 +55,7 @@ export class RowWriter {
     rows: Record<number, Cell>[],
     builderState?: BuilderRunState,
     jobs?: JobsOf<number[]>,
+    runId?: string,
   ): Promise<number[]> {
     if (rows.length === 0) {
       if (builderState)
@@ -75,11 +78,13 @@ export class RowWriter {
       };
     });
     const keyValues: CellKeyTable[] = [];
+    const queuedCols = new Set<number>();
     rows.forEach((cells, i) => {
       for (const c of columns) {
         const cell = cells[c.no];
         const status: CellStatus = cell?.s ?? (c.type === 'tool' ? 'pending' : 'default');
         keyValues.push({ project_pk: projectPk, col_no: c.no, seq: seqs[i] as number, ...cellKey(cell?.v ?? null, status) });
+        if (runId && status === 'queued') queuedCols.add(c.no);
       }
     });
     return this.writes.run(
@@ -89,6 +94,17 @@ export class RowWriter {
         await change(seqs, 'add', async () => {
           for (const part of chunks(rowValues, ROW_CHUNK)) await insertMany(trx, 'project_rows', ROW_FIELDS, part);
           for (const part of chunks(keyValues, KEY_CHUNK)) await insertMany(trx, 'cell_keys', KEY_FIELDS, part);
+          // The run that queued the auto-run cells (one statement; bulk inserts without a run skip it).
+          if (runId && queuedCols.size) {
+            await trx
+              .updateTable('cell_keys')
+              .set({ run_id: runId })
+              .where('project_pk', '=', projectPk)
+              .where('col_no', 'in', [...queuedCols])
+              .where('seq', '>=', first)
+              .where('seq', '<=', first + rows.length - 1)
+              .execute();
+          }
         });
         // The rows and the builder's checkpoint commit together: no duplicate on resume.
         if (builderState) await trx.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
@@ -137,6 +153,7 @@ export class RowWriter {
     to: CellStatus,
     seqs?: number[],
     jobs?: JobsOf<number[]>,
+    runId?: string | null,
   ): Promise<number[]> {
     return this.writes.run(
       projectPk,
@@ -158,7 +175,7 @@ export class RowWriter {
             for (const ids of chunks(found, this.inList)) {
               await trx
                 .updateTable('cell_keys')
-                .set({ status: to })
+                .set(runId === undefined ? { status: to } : { status: to, run_id: runId })
                 .where('project_pk', '=', projectPk)
                 .where('col_no', '=', colNo)
                 .where('seq', 'in', ids)

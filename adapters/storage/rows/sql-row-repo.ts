@@ -39,8 +39,9 @@ export class SqlRowRepo implements RowRepo {
     rows: Record<number, Cell>[],
     builderState?: BuilderRunState,
     jobs?: JobsOf<number[]>,
+    runId?: string,
   ): Promise<number[]> {
-    return this.writer.insert(projectPk, columns, rows, builderState, jobs);
+    return this.writer.insert(projectPk, columns, rows, builderState, jobs, runId);
   }
 
   page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }> {
@@ -74,8 +75,13 @@ export class SqlRowRepo implements RowRepo {
     to: CellStatus,
     seqs?: number[],
     jobs?: JobsOf<number[]>,
+    runId?: string | null,
   ): Promise<number[]> {
-    return this.writer.moveStatus(projectPk, colNo, from, to, seqs, jobs);
+    return this.writer.moveStatus(projectPk, colNo, from, to, seqs, jobs, runId);
+  }
+
+  runsOf(projectPk: number, colNo: number, seqs: number[]): Promise<Map<number, string>> {
+    return this.reader.runsOf(projectPk, colNo, seqs);
   }
 
   writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[], jobs?: JobsOf<void>): Promise<void> {

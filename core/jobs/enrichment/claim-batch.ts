@@ -11,7 +11,7 @@ import type { EnrichBatch } from './enrich-batch.ts';
 export async function claimBatch(
   kernel: Kernel,
   jobId: string,
-  payload: { project_pk: number; col_no: number; seqs: number[]; budget_id?: string; key_id?: string },
+  payload: { project_pk: number; col_no: number; seqs: number[] },
 ): Promise<EnrichBatch | null> {
   const { projects, rows } = kernel.storage;
   const project = await projects.getByPk(payload.project_pk);
@@ -23,7 +23,6 @@ export async function claimBatch(
   if (claimed.length === 0) return null;
   // Tool values live with their keys: read every other tool column (conditions and formulas may use any).
   const others = columns.filter((c) => c.type === 'tool' && c.no !== column.no).map((c) => c.no);
-  const limits = { ...(payload.budget_id ? { budgetId: payload.budget_id } : {}), ...(payload.key_id ? { keyId: payload.key_id } : {}) };
   const listed = columnSteps(column);
   let steps = listed;
   if (column.stepOrder === 'auto' && listed.length > 1) {
@@ -38,6 +37,6 @@ export async function claimBatch(
     steps,
     listedIndex: steps.map((s) => listed.indexOf(s)),
     rows: await rows.getMany(project.pk, claimed, others),
-    limits,
+    runOf: await rows.runsOf(project.pk, column.no, claimed),
   };
 }

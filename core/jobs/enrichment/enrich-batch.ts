@@ -1,4 +1,3 @@
-import type { SpendLimits } from '../../credits/credit-types.ts';
 import type { Cell, Column, Project, StoredRow, WaterfallStep } from '../../model.ts';
 import type { ToolItem } from '../../plugins/plugin-types.ts';
 
@@ -14,8 +13,8 @@ export interface EnrichBatch {
   listedIndex: number[];
   /** Claimed rows (now `running`), with the values of every other column. */
   rows: StoredRow[];
-  /** The run's budget and the key that started it (from the job's payload). */
-  limits: SpendLimits;
+  /** The run that queued each claimed cell (cells queued without limits have none): its charges keep its limits. */
+  runOf: Map<number, string>;
 }
 
 /** A row still looking for a value. */

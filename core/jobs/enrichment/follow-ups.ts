@@ -6,15 +6,14 @@ import type { EnrichBatch } from './enrich-batch.ts';
 
 /**
  * Step 10, follow-ups: columns that read this one may have been waiting for these rows; their jobs
- * go with the results (`writeCells`), under the same run budget and key.
+ * go with the results (`writeCells`). Their cells keep the run that queued them (its limits).
  */
 export function dependentJobs(kernel: Kernel, batch: EnrichBatch, finished: number[]): JobRequest[] {
   if (finished.length === 0) return [];
   const jobs: JobRequest[] = [];
   for (const dependent of batch.columns) {
     if (dependent.type !== 'tool' || dependent.no === batch.column.no) continue;
-    if (columnsReadBy(dependent).has(batch.column.name))
-      jobs.push(...enrichmentJobs(kernel, batch.project.pk, dependent, finished, batch.limits));
+    if (columnsReadBy(dependent).has(batch.column.name)) jobs.push(...enrichmentJobs(kernel, batch.project.pk, dependent, finished));
   }
   return jobs;
 }
