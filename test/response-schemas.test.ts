@@ -90,6 +90,8 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
   });
 
   test('projects: run a builder, follow it, list and read projects', async () => {
+    await rest('estimate_builder', '/projects/estimate', { builder_id: 'csv_import_builder', form_data: { csv_text: csv } });
+    await mcp('estimate_builder', { builder_id: 'google_maps_search', form_data_json: JSON.stringify({ query: 'cafes', max_results: 5 }) });
     projectId = (
       await rest('run_builder', '/projects', { builder_id: 'csv_import_builder', form_data: { csv_text: csv }, name: 'Schemas' })
     ).project_id;
@@ -161,6 +163,8 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
       tool_id: 'formula',
       config_json: JSON.stringify({ expression: '$number("x") + {{Name}}' }),
     });
+    await rest('estimate_columns', `/projects/${projectId}/columns/estimate`, {});
+    await mcp('estimate_columns', { project_id: projectId, mode: 'all' });
     await rest('run_pending_columns', `/projects/${projectId}/columns/run`, {});
     await mcp('run_pending_columns', { project_id: projectId, include_errors: true });
     // Waiting on the run: both doors answer the wait's state.
