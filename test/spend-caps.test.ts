@@ -23,30 +23,11 @@ describe.each(DIALECTS)('spend caps on %s', (dialect) => {
   const balance = (workspaceId: string) => t.service.kernel.storage.credits.balance(workspaceId);
 
   /** A workspace with a project of `n` rows and a `Lookup` column priced 1 credit per attempt. */
-  async function project(n: number, credits = 1_000) {
-    const ws = await t.newWorkspace('pro', credits);
-    const names = Array.from({ length: n }, (_, i) => `Company ${i + 1}`).join('\n');
-    const made = await t.api('POST', '/projects', {
-      ...as(ws.key),
-      body: { builder_id: 'manual_list_builder', form_data: { companies: names } },
-    });
-    const projectId = made.body.project_id as string;
-    await t.api('GET', `/projects/${projectId}/wait?wait_seconds=20`, as(ws.key));
-    const col = await t.api('POST', `/projects/${projectId}/columns`, {
-      ...as(ws.key),
-      body: { name: 'Lookup', tool_id: 'attempt_lookup', config: { key: '{{Name}}', answer: 'found {{Name}}' } },
-    });
-    expect(col.status).toBe(201);
-    const run = (body: Record<string, unknown>, key = ws.key) =>
-      t.api('POST', `/projects/${projectId}/columns/run`, { ...as(key), body: { col_ids: [col.body.col_id], ...body } });
-    const settle = () => t.api('GET', `/projects/${projectId}/wait?wait_seconds=20`, as(ws.key));
-    const statuses = async () => {
-      const rows = await t.api('GET', `/projects/${projectId}/rows?page_size=100`, as(ws.key));
-      const count: Record<string, number> = {};
-      for (const r of rows.body.rows) count[r.company.Lookup.status] = (count[r.company.Lookup.status] ?? 0) + 1;
-      return count;
-    };
-    return { ws, projectId, run, settle, statuses };
+  async function project(n: number) {
+    const p = await rowsOnly(n);
+    const colId = await p.column({ name: 'Lookup', tool_id: 'attempt_lookup', config: { key: '{{Name}}', answer: 'found {{Name}}' } });
+    const run = (body: Record<string, unknown>, key = p.ws.key) => p.run({ col_ids: [colId], ...body }, key);
+    return { ...p, run, statuses: () => counts(p.ws.key, p.projectId, 'Lookup') };
   }
 
   test('max_credits: the run charges up to its cap, the cells left stay pending, a later run finishes them', async () => {
