@@ -59,13 +59,22 @@ describe.each(DIALECTS)('run modes on %s', (dialect) => {
     const badMode = await run({ mode: 'everything' });
     expect(badMode.status).toBe(422);
     expect(JSON.stringify(badMode.body.detail)).toContain('mode');
-    // Row ids are numbered per project: one this project does not have names no row of it.
+    // A row id this project does not have names no row of it.
     const foreignRow = '99999';
     const missing = await run({ mode: 'all', row_ids: [rowIds[0], foreignRow] });
     expect(missing.status).toBe(404);
     expect(missing.body.detail.missing_row_ids).toEqual([foreignRow]);
     const notAnId = await run({ mode: 'all', row_ids: ['1e3'] });
     expect(notAnId.status).toBe(404);
+    // A row of another project of the same workspace (row ids are unique across projects) is not this project's.
+    const other = await t.api('POST', '/projects', { body: { builder_id: 'manual_list_builder', form_data: { companies: 'Elsewhere' } } });
+    await t.api('GET', `/projects/${other.body.project_id}/wait?wait_seconds=20`);
+    const elsewhere = (await t.api('GET', `/projects/${other.body.project_id}/rows`)).body.rows[0].id;
+    const foreign = await run({ mode: 'all', row_ids: [elsewhere] });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.detail.missing_row_ids).toEqual([elsewhere]);
+    const estimate = await t.api('POST', `/projects/${projectId}/columns/estimate`, { body: { row_ids: [elsewhere] } });
+    expect(estimate.status).toBe(404);
     // Nothing was queued by the refused calls.
     const rows = await t.api('GET', `/projects/${projectId}/rows?page_size=10`);
     expect(rows.body.rows.every((r: any) => !r.company.Double.is_loading)).toBe(true);
