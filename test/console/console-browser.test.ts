@@ -44,6 +44,18 @@ describe('the console in Chromium', () => {
   });
 
   const rest = (key: string, path = '/projects') => fetch(`${t.url}${path}`, { headers: { 'service-api-key': key } });
+  /** A POST with the owner's key, its JSON answer. */
+  const restPost = async (path: string, body: unknown) =>
+    (await fetch(`${t.url}${path}`, {
+      method: 'POST',
+      headers: { 'service-api-key': ownerKey, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then((r) => r.json())) as any;
+  /** What the run panel says of an estimate (POST …/columns/estimate), as Chromium (en-US) writes the numbers. */
+  const estimateText = (e: { cells: number; credits_max: number; credits_expected: number; balance: number; balance_after: number }) => {
+    const n = (x: number) => x.toLocaleString('en-US', { maximumFractionDigits: 1 });
+    return `${n(e.cells)} ${e.cells === 1 ? 'cell' : 'cells'} to run; expected about ${n(e.credits_expected)} credits, at most ${n(e.credits_max)}; balance ${n(e.balance)} → about ${n(e.balance_after)} after.`;
+  };
 
   /** axe-core on the page as it is: no serious or critical violation. */
   async function accessible(where: string): Promise<void> {
@@ -324,7 +336,12 @@ describe('the console in Chromium', () => {
 
     await page.getByText('Run a tool column').click();
     await page.getByLabel('Column', { exact: true }).selectOption({ label: 'Lower' });
-    expect(await page.getByTestId('estimate').textContent()).toContain('300 cells to run; at most 0 credits');
+    // The panel says what the estimate endpoint says (the run condition's row counts, free: formula costs nothing).
+    const shownEstimate = await page.getByTestId('estimate').textContent();
+    const lowerEstimate = await restPost(`/projects/${gridProject}/columns/estimate`, { col_ids: [lower.col_id] });
+    expect(lowerEstimate).toMatchObject({ cells: 300, credits_max: 0, credits_expected: 0 });
+    expect(shownEstimate).toBe(estimateText(lowerEstimate));
+    expect(await page.getByTestId('estimate-warning').count()).toBe(0);
     await page.getByRole('button', { name: 'Run 300 cells' }).click();
     await page.getByText('300 cells queued').waitFor();
     await page
@@ -343,6 +360,75 @@ describe('the console in Chromium', () => {
       .locator('.ag-row[row-index="5"] .ag-cell', { hasText: /^Company 5$/ })
       .nth(1)
       .waitFor();
+
+    // A paid column (ai_prompt: 1 credit per row sent, answered offline in sandbox mode) over 3 rows, run with a cap.
+    const small = await restPost('/projects', {
+      builder_id: 'csv_import_builder',
+      form_data: { csv_text: 'Name\nAcme\nGlobex\nInitech' },
+      name: 'Capped run',
+    });
+    for (
+      let i = 0;
+      i < 200 && ((await (await rest(ownerKey, `/projects/${small.project_id}`)).json()) as any).builder_status.type !== 'completed';
+      i++
+    )
+      await Bun.sleep(25);
+    const blurb = await restPost(`/projects/${small.project_id}/columns`, {
+      name: 'Blurb',
+      tool_id: 'ai_prompt',
+      config: { model: 'gpt-4o-mini', prompt: 'In one line, who is {{Name}}?' },
+    });
+    expect(blurb.col_id).toBeString();
+    const statuses = async () => {
+      const rows = ((await (await rest(ownerKey, `/projects/${small.project_id}/rows`)).json()) as any).rows;
+      return rows.map((r: any) => r.company.Blurb.status as string).sort();
+    };
+    await page.goto(`${origin}/projects/${small.project_id}`);
+    await page.locator('.ag-cell', { hasText: 'Acme' }).first().waitFor();
+    await page.getByText('Run a tool column').click();
+    await page.getByLabel('Column', { exact: true }).selectOption({ label: 'Blurb' });
+    const shownPaid = await page.getByTestId('estimate').textContent();
+    const paid = await restPost(`/projects/${small.project_id}/columns/estimate`, { col_ids: [blurb.col_id] });
+    expect(paid).toMatchObject({ cells: 3, credits_max: 3, credits_expected: 3 });
+    expect(shownPaid).toBe(estimateText(paid));
+    const cap = page.getByLabel('Stop after this many credits (optional)');
+    const runRequest = () => page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/columns/run'));
+    // 0 is refused (422): the error shows next to the field, and nothing runs.
+    await cap.fill('0');
+    let sent = runRequest();
+    await page.getByRole('button', { name: 'Run 3 cells' }).click();
+    expect((await sent).postDataJSON()).toEqual({ col_ids: [blurb.col_id], max_credits: 0 });
+    await expect(page.locator('#run-max-credits-error').getByRole('alert').textContent()).resolves.toContain(
+      'whole number of credits above 0',
+    );
+    expect(await cap.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByRole('status').count()).toBe(0);
+    await accessible('run panel with a refused cap');
+    expect(await statuses()).toEqual(['pending', 'pending', 'pending']);
+    // A cap of 1: the run stops charging after one cell; the other two stay pending.
+    await cap.fill('1');
+    expect(await cap.getAttribute('aria-invalid')).toBe('false');
+    sent = runRequest();
+    await page.getByRole('button', { name: 'Run 3 cells' }).click();
+    expect((await sent).postDataJSON()).toEqual({ col_ids: [blurb.col_id], max_credits: 1 });
+    await page.getByRole('status').filter({ hasText: '3 cells queued; the run stops charging at 1 credit and' }).waitFor();
+    await page.locator('.ag-cell', { hasText: '[sandbox answer]' }).first().waitFor();
+    let settled: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      settled = await statuses();
+      if (!settled.some((s) => s === 'queued' || s === 'running')) break;
+      await Bun.sleep(25);
+    }
+    expect(settled).toEqual(['completed', 'pending', 'pending']);
+    // The estimate follows: the two cells left, at a credit each.
+    await page.reload();
+    await page.getByText('Run a tool column').click();
+    await page.getByLabel('Column', { exact: true }).selectOption({ label: 'Blurb' });
+    const shownLeft = await page.getByTestId('estimate').textContent();
+    const left = await restPost(`/projects/${small.project_id}/columns/estimate`, { col_ids: [blurb.col_id] });
+    expect(left).toMatchObject({ cells: 2, credits_max: 2 });
+    expect(shownLeft).toBe(estimateText(left));
+    await page.getByRole('button', { name: 'Run 2 cells' }).waitFor();
   });
 
   test('New project: the builder form is drawn from its schema, server errors show on the fields, the new table fills', async () => {

@@ -1,5 +1,5 @@
 import { ErrorNote } from '../error-note.tsx';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
 import { type JsonSchema, pruned, SchemaFields } from './schema-form.tsx';
 
@@ -152,40 +152,74 @@ export function AddToolColumn(props: { projectPath: string; onAdded(): void }) {
   );
 }
 
-/** Runs a tool column's pending cells, after showing how many and what they may cost against the balance. */
+/** What POST …/columns/estimate answers: what a run of the same selection would queue and cost (nothing runs). */
+interface Estimate {
+  cells: number;
+  credits_max: number;
+  credits_expected: number;
+  balance: number;
+  balance_after: number;
+}
+
+/** A number of credits as people read it (expected figures are fractional: one decimal is enough). */
+const creditText = (n: number) => n.toLocaleString(undefined, { maximumFractionDigits: 1 });
+const cellsText = (n: number) => `${n.toLocaleString()} ${n === 1 ? 'cell' : 'cells'}`;
+const CAP_RULE = '“Stop after” takes a whole number of credits above 0, or nothing for no cap.';
+
+/**
+ * Runs a tool column's pending cells, after showing what the service estimates the run would cost
+ * (POST …/columns/estimate: run conditions, required inputs and the workspace's cache applied)
+ * against the balance; an optional cap (`max_credits`) stops the run's charges there.
+ */
 export function RunColumn(props: { projectPath: string; columns: TableColumn[] }) {
   const toolColumns = props.columns.filter((c) => c.type === 'tool');
   const [colId, setColId] = useState('');
-  const [estimate, setEstimate] = useState<{ cells: number; credits: number; per: string; balance: number } | undefined>();
+  const [estimate, setEstimate] = useState<Estimate | undefined>();
+  const [cap, setCap] = useState('');
+  const [capError, setCapError] = useState<string | undefined>();
+  const capInput = useRef<HTMLInputElement>(null);
   const [message, setMessage] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
   useEffect(() => {
     setEstimate(undefined);
     setMessage(undefined);
-    const column = toolColumns.find((c) => c.col_id === colId);
-    if (!column) return;
-    const pending = [
-      { type: 'or', rules: ['pending', 'insufficient_credits'].map((s) => ({ col_id: colId, field: 'status', operator: 'eq', value: s })) },
-    ];
-    Promise.all([
-      api<{ total_rows: number }>(
-        'GET',
-        `${props.projectPath}/rows?page_size=1&filter_groups=${encodeURIComponent(JSON.stringify(pending))}`,
-      ),
-      api<{ balance: number }>('GET', '/credits'),
-      api<Tool[]>('GET', '/tools'),
-    ])
-      .then(([rows, credits, tools]) => {
-        const tool = tools.find((t) => t.tool_id === column.tool_id);
-        setEstimate({
-          cells: rows.total_rows,
-          credits: rows.total_rows * (tool?.cost.credits ?? 0),
-          per: tool?.cost.per ?? 'result',
-          balance: credits.balance,
-        });
-      })
-      .catch((e: ApiError) => setError(e.message));
+    setError(undefined);
+    if (!toolColumns.some((c) => c.col_id === colId)) return;
+    let current = true;
+    api<Estimate>('POST', `${props.projectPath}/columns/estimate`, { col_ids: [colId] })
+      .then((e) => current && setEstimate(e))
+      .catch((e: ApiError) => current && setError(e.message));
+    return () => {
+      current = false;
+    };
   }, [colId]);
+  const run = async () => {
+    setError(undefined);
+    setCapError(undefined);
+    setMessage(undefined);
+    // Empty: no cap. Anything else goes as typed, for the service to judge (0 or 1.5 come back as its 422);
+    // text the browser cannot read as a number would otherwise read as empty, so it is refused here.
+    if (capInput.current?.validity.badInput) return setCapError(`Not run: ${CAP_RULE}`);
+    const maxCredits = cap.trim() === '' ? undefined : Number(cap);
+    try {
+      const r = await api<{ queued: number; max_credits?: number }>('POST', `${props.projectPath}/columns/run`, {
+        col_ids: [colId],
+        ...(maxCredits === undefined ? {} : { max_credits: maxCredits }),
+      });
+      setMessage(
+        `${cellsText(r.queued)} queued${
+          r.max_credits
+            ? `; the run stops charging at ${creditText(r.max_credits)} ${r.max_credits === 1 ? 'credit' : 'credits'} and leaves the cells past it pending`
+            : ''
+        }`,
+      );
+    } catch (e) {
+      // A cap the service refuses (422 on max_credits): said next to the field; nothing was queued.
+      const refused = e instanceof ApiError && e.status === 422 ? e.fields.max_credits : undefined;
+      if (refused) setCapError(`Not run: ${CAP_RULE} (The service says: ${refused}.)`);
+      else setError((e as Error).message);
+    }
+  };
   if (toolColumns.length === 0) return null;
   return (
     <details class="query">
@@ -202,23 +236,42 @@ export function RunColumn(props: { projectPath: string; columns: TableColumn[] }
         </select>
         {estimate && (
           <p data-testid="estimate">
-            {estimate.cells.toLocaleString()} cells to run; at most {estimate.credits.toLocaleString()} credits (charged per {estimate.per}
-            ); balance {estimate.balance.toLocaleString()}.
-            {estimate.credits > estimate.balance && ' Not enough credits for every cell: the others stop at insufficient_credits.'}
+            {cellsText(estimate.cells)} to run; expected about {creditText(estimate.credits_expected)} credits, at most{' '}
+            {creditText(estimate.credits_max)}; balance {creditText(estimate.balance)} → about {creditText(estimate.balance_after)} after.
           </p>
         )}
+        {estimate && estimate.credits_max > estimate.balance && (
+          <p class="warning" data-testid="estimate-warning">
+            The balance may not cover every cell (at most {creditText(estimate.credits_max)} credits, balance {creditText(estimate.balance)}
+            ): cells it cannot pay for stop at insufficient_credits.
+          </p>
+        )}
+        <label for="run-max-credits">Stop after this many credits (optional)</label>
+        <input
+          id="run-max-credits"
+          ref={capInput}
+          type="number"
+          min={1}
+          step={1}
+          inputMode="numeric"
+          placeholder="No cap"
+          value={cap}
+          onInput={(e) => {
+            setCap((e.target as HTMLInputElement).value);
+            setCapError(undefined);
+          }}
+          aria-invalid={Boolean(capError)}
+          aria-describedby={capError ? 'run-max-credits-hint run-max-credits-error' : 'run-max-credits-hint'}
+        />
+        <div id="run-max-credits-error">
+          <ErrorNote message={capError} />
+        </div>
+        <p id="run-max-credits-hint" class="hint">
+          The run stops charging once it has spent this many credits; the cells left stay pending for a later run. Empty: no cap.
+        </p>
         <ErrorNote message={error} />
         {message && <p role="status">{message}</p>}
-        <button
-          type="button"
-          class="primary"
-          disabled={!estimate || estimate.cells === 0}
-          onClick={() =>
-            api<{ queued: number }>('POST', `${props.projectPath}/columns/run`, { col_ids: [colId] })
-              .then((r) => setMessage(`${r.queued.toLocaleString()} cells queued`))
-              .catch((e: ApiError) => setError(e.message))
-          }
-        >
+        <button type="button" class="primary" disabled={!estimate || estimate.cells === 0} onClick={run}>
           Run {estimate ? estimate.cells.toLocaleString() : ''} cells
         </button>
       </div>
