@@ -73,7 +73,12 @@ describe.each(DIALECTS)('spend caps on %s', (dialect) => {
     const run = (body: Record<string, unknown>, key = ws.key) => t.api('POST', `/projects/${projectId}/columns/run`, { ...as(key), body });
     const settle = async () => {
       const waited = await t.api('GET', `/projects/${projectId}/wait?wait_seconds=20`, as(ws.key));
-      expect(waited.body.ended).toBe(true); // nothing left queued or running for ever
+      // Nothing left queued or running for ever (the statuses are told when it is not so).
+      if (!waited.body.ended) {
+        const rows = (await t.api('GET', `/projects/${projectId}/rows?page_size=100`, as(ws.key))).body.rows;
+        const cells = rows.map((r: any) => Object.fromEntries(Object.entries(r.company).map(([k, c]: [string, any]) => [k, c.status])));
+        expect({ ended: waited.body.ended, cells }).toEqual({ ended: true, cells });
+      }
     };
     return { ws, projectId, column, run, settle };
   }

@@ -142,6 +142,46 @@ async function releaseHeld(kernel: Kernel, batch: EnrichBatch, held: HeldRow[]):
   }
 }
 
+/** Statuses of a cell whose value is not known yet. */
+const UNSETTLED = new Set(['pending', 'queued', 'running']);
+
+/**
+ * Rows sent back to wait for columns they read, looked at again once queued: while this job held
+ * them, the cells they read may have changed. Those that went from queued or running to `pending`
+ * (a cap stopped them; their job moved the waiting cells to `pending` before these were queued
+ * again) go to `pending` too; those now settled get a job of their own (the follow-up their column
+ * sent may have found them held here). Either way no cell waits for ever.
+ */
+async function unstall(kernel: Kernel, batch: EnrichBatch, waiting: number[]): Promise<void> {
+  const { project, column } = batch;
+  const reads = columnsReadBy(column);
+  const deps = batch.columns.filter((c) => c.type === 'tool' && c.no !== column.no && reads.has(c.name));
+  const before = new Map(batch.rows.map((r) => [r.seq, r]));
+  const now = await kernel.storage.rows.getMany(
+    project.pk,
+    waiting,
+    deps.map((d) => d.no),
+  );
+  const stalled: number[] = [];
+  const ready: number[] = [];
+  for (const r of now) {
+    const stopped = deps.some((d) => {
+      const was = before.get(r.seq)?.cells[d.no]?.s ?? 'pending';
+      return (was === 'queued' || was === 'running') && (r.cells[d.no]?.s ?? 'pending') === 'pending';
+    });
+    if (stopped) stalled.push(r.seq);
+    else if (deps.every((d) => !UNSETTLED.has(r.cells[d.no]?.s ?? 'pending'))) ready.push(r.seq);
+  }
+  if (stalled.length) await kernel.storage.rows.moveStatus(project.pk, column.no, ['queued'], 'pending', stalled);
+  if (ready.length) {
+    await writeStartingJobs(
+      kernel,
+      (queued: number[]) => enrichmentJobs(kernel, project.pk, column, queued),
+      (jobs) => kernel.storage.rows.moveStatus(project.pk, column.no, ['queued'], 'queued', ready, jobs),
+    );
+  }
+}
+
 /**
  * Fills one tool column for a batch of rows, as named steps: claim → dependencies → run condition →
  * (per tool: prepare → cache → charge → run → classify) → write → follow-ups → retry. Idempotent:
@@ -179,7 +219,10 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
   await kernel.storage.toolStats
     .add(project.workspaceId, figures)
     .catch((e) => log.warn('could not record tool stats', { column: column.id, error: (e as Error).message }));
-  if (sorted.waiting.length) await rows.moveStatus(project.pk, column.no, ['running'], 'queued', sorted.waiting);
+  if (sorted.waiting.length) {
+    await rows.moveStatus(project.pk, column.no, ['running'], 'queued', sorted.waiting);
+    await unstall(kernel, batch, sorted.waiting);
+  }
   if (held.length) await releaseHeld(kernel, batch, held);
   if (retry.length) {
     // The rows that are done stay written; only these are tried again, after the queue's backoff.
