@@ -65,9 +65,20 @@ export interface Project {
   savedFilters: unknown[];
   /** Advances whenever the project's columns change (it is the next column number): keys the columns cache. */
   columnsVersion: number;
+  settings: ProjectSettings;
   createdAt: number;
   updatedAt: number;
 }
+
+/** What a project's owner set about how rows come in (PUT /projects/{id}/settings). */
+export interface ProjectSettings {
+  /** Input column names whose values together identify a row; none: rows are never compared. */
+  uniqueColumns: string[];
+  /** A row whose key exists: `skip` it (the existing row_id is answered) or `update` the existing row's empty input cells. */
+  onConflict: 'skip' | 'update';
+}
+
+export const DEFAULT_SETTINGS: ProjectSettings = { uniqueColumns: [], onConflict: 'skip' };
 
 export type CellStatus =
   | 'default'

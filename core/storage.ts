@@ -206,6 +206,8 @@ export interface ProjectRepo {
   /** Adds a column (422 when the name is taken); existing rows get its empty cell. */
   addColumn(projectPk: number, column: NewColumn): Promise<Column>;
   setSavedFilters(pk: number, filterGroups: unknown[]): Promise<void>;
+  /** The project's settings (JSON), when its unique columns stay as they are (else RowRepo.replaceKeys). */
+  setSettings(pk: number, settings: string): Promise<void>;
   /** Soft-deletes a project (it answers 404 from then on; rows are purged later). */
   softDelete(pk: number): Promise<void>;
   setBuilderState(pk: number, state: BuilderRunState): Promise<void>;
@@ -240,7 +242,9 @@ export interface RowRepo {
   /**
    * Inserts rows atomically (all or none); returns their sequence numbers, in order. A builder page
    * passes its state so that the rows and the checkpoint commit together (no duplicate on resume).
-   * `runId`: the run that queues the rows' `queued` tool cells (auto-run columns).
+   * `runId`: the run that queues the rows' `queued` tool cells (auto-run columns). `keys`: each
+   * row's unique key (null: none), written with the rows; a key the project holds already fails the
+   * whole insert with the dialect's duplicate-key error, and nothing is written.
    */
   insert(
     projectPk: number,
@@ -249,6 +253,7 @@ export interface RowRepo {
     builderState?: BuilderRunState,
     jobs?: JobsOf<number[]>,
     runId?: string,
+    keys?: (string | null)[],
   ): Promise<number[]>;
   page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }>;
   get(projectPk: number, seq: number, toolCols?: number[]): Promise<StoredRow | undefined>;
@@ -272,6 +277,12 @@ export interface RowRepo {
     jobs?: JobsOf<number[]>,
     runId?: string | null,
   ): Promise<number[]>;
+  /** Live rows of the project holding these unique keys: key → seq. */
+  findKeys(projectPk: number, keys: string[]): Promise<Map<string, number>>;
+  /** Fills the empty input cells of existing rows with the given values (on_conflict "update"); answers the cells filled. */
+  fillEmpty(projectPk: number, columns: Column[], updates: { seq: number; cells: Record<number, Cell> }[]): Promise<FilledCell[]>;
+  /** Replaces the project's unique keys by these (every live row's), together with its settings (JSON), in one transaction. */
+  replaceKeys(projectPk: number, settings: string, keys: { seq: number; key: string }[]): Promise<void>;
   /** The run each of these cells of one column was queued by (cells without one are absent). */
   runsOf(projectPk: number, colNo: number, seqs: number[]): Promise<Map<number, string>>;
   /** Writes tool results (value, status, error) of one column, atomically for the batch. */
@@ -471,6 +482,21 @@ export interface EnrichmentCache {
 }
 
 /** What one step of an enrichment batch did with a tool (self-tuning waterfalls, DESIGN §12). */
+/** An insert met a unique key another write stored first (nothing was written): read the keys again. */
+export class UniqueKeyTaken extends Error {
+  override name = 'UniqueKeyTaken';
+  constructor() {
+    super('a unique key of these rows was just taken by another write');
+  }
+}
+
+/** An input cell filled in an existing row. */
+export interface FilledCell {
+  seq: number;
+  colNo: number;
+  value: unknown;
+}
+
 export interface ToolRunFigures {
   toolId: string;
   /** Rows the tool ran on and settled (found, nothing found, or failed for good). */

@@ -32,14 +32,14 @@ function refs(node: unknown, at = '#', found: [string, string][] = []): [string,
 
 /** The statuses an operation can answer, from what it declares (DESIGN §7). */
 function expectedStatuses(op: AnyOperation): string[] {
-  const statuses = [op.successStatus ?? 200, 401, 403, 429, 500, 503];
+  const statuses = [op.successStatus ?? 200, ...(op.otherSuccess ? [op.otherSuccess.status] : []), 401, 403, 429, 500, 503];
   if (op.body) statuses.push(413, 415);
   if (op.project || op.owned) statuses.push(404);
   if (op.method === 'POST') statuses.push(409, 422);
   if (op.params || op.query || op.body) statuses.push(422);
   if (op.invalidStatus) statuses.push(op.invalidStatus);
-  // Only a builder run reserves credits up front (core/credits/charges.ts); tools charge per cell in the background.
-  if (op.name === 'run_builder') statuses.push(402);
+  // A builder run reserves credits up front (core/credits/charges.ts); every spending call meets its key's monthly cap.
+  if (op.name === 'run_builder' || op.spends) statuses.push(402);
   return [...new Set(statuses.map(String))].sort();
 }
 

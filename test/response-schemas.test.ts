@@ -125,6 +125,20 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
         { ...row, Name: 'Tyrell' },
       ]),
     });
+    // Names are unique so far: a unique key on Name, then inserts of names the project holds.
+    await rest('update_project_settings', `/projects/${projectId}/settings`, { unique_columns: ['Name'] });
+    await mcp('update_project_settings', { project_id: projectId, on_conflict: 'update' });
+    const again = await t.api('POST', `/projects/${projectId}/rows`, { body: { company: { ...row, Nick: 'HOO' } } });
+    expect(again.status).toBe(200);
+    expect({ errors: closedSchemaErrors(operation('add_row').response, again.body) }).toEqual({ errors: [] });
+    await mcp('add_rows', {
+      project_id: projectId,
+      rows_json: JSON.stringify([
+        { ...row, Name: 'Tyrell' },
+        { ...row, Name: 'Wayne' },
+      ]),
+    });
+    await rest('update_project_settings', `/projects/${projectId}/settings`, { unique_columns: [] });
     const name = columns.find((c) => c.name === 'Name').col_id;
     const filter = [{ type: 'and', rules: [{ col_id: name, operator: 'contains', value: 'e' }] }];
     const sort = [{ col_id: name, direction: 'desc' }];

@@ -1,7 +1,16 @@
 import { type Selectable, sql } from 'kysely';
 import { ServiceError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import type { BuilderCheckpoint, BuilderState, Column, ExecutionLogEntry, Project, WaterfallStep } from '../../core/model.ts';
+import {
+  type BuilderCheckpoint,
+  type BuilderState,
+  type Column,
+  DEFAULT_SETTINGS,
+  type ExecutionLogEntry,
+  type Project,
+  type ProjectSettings,
+  type WaterfallStep,
+} from '../../core/model.ts';
 import type { BuilderRunState, JobsOf, NewColumn, ProjectListQuery, ProjectRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 import { storeJobs } from './job-outbox-repo.ts';
@@ -26,6 +35,7 @@ export function toProject(r: Omit<Selectable<ProjectTable>, 'form_data'>): Proje
     builderCheckpoint: json(r.builder_checkpoint) as BuilderCheckpoint | null,
     executionLog: (json(r.execution_log) as ExecutionLogEntry[] | null) ?? [],
     columnsVersion: Number(r.next_col_no),
+    settings: { ...DEFAULT_SETTINGS, ...(json(r.settings) as Partial<ProjectSettings> | null) },
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -50,6 +60,7 @@ export const PROJECT_FIELDS = [
   'saved_filters',
   'builder_checkpoint',
   'execution_log',
+  'settings',
   'created_at',
   'updated_at',
   'deleted_at',
@@ -132,6 +143,7 @@ export class SqlProjectRepo implements ProjectRepo {
       saved_filters: null,
       builder_checkpoint: null,
       execution_log: null,
+      settings: null,
       created_at: now,
       updated_at: now,
       deleted_at: null,
@@ -293,6 +305,10 @@ export class SqlProjectRepo implements ProjectRepo {
       .set({ saved_filters: JSON.stringify(filterGroups), updated_at: Date.now() })
       .where('pk', '=', pk)
       .execute();
+  }
+
+  async setSettings(pk: number, settings: string): Promise<void> {
+    await this.db.updateTable('projects').set({ settings, updated_at: Date.now() }).where('pk', '=', pk).execute();
   }
 
   async softDelete(pk: number): Promise<void> {

@@ -134,9 +134,19 @@ export interface ProjectTable {
   saved_filters: string | null;
   builder_checkpoint: string | null;
   execution_log: string | null;
+  /** JSON: unique columns and on_conflict (migration 018); null: the defaults. */
+  settings: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
+}
+
+/** One live row's unique key in a project that has unique columns (migration 018). */
+export interface RowKeyTable {
+  project_pk: number;
+  /** SHA-256 (hex) of the row's normalised key values. */
+  key_hash: string;
+  seq: number;
 }
 
 export interface ColumnTable {
@@ -337,6 +347,7 @@ export interface Tables {
   project_columns: ColumnTable;
   project_rows: RowTable;
   cell_keys: CellKeyTable;
+  row_keys: RowKeyTable;
   project_row_counts: RowCountTable;
   filter_totals: FilterTotalTable;
   id_sequences: SequenceTable;

@@ -36,6 +36,14 @@ export function publishingStorage(storage: Storage, events: ProjectEventBus): St
         if (moved.length > 0) events.publish(pk, { type: 'cells', colNo, cells: moved.map((seq) => ({ seq, status: to })) });
         return moved;
       },
+      fillEmpty: async (...args: Parameters<typeof rows.fillEmpty>) => {
+        const filled = await rows.fillEmpty(...args);
+        for (const colNo of new Set(filled.map((f) => f.colNo))) {
+          const cells = filled.filter((f) => f.colNo === colNo).map((f) => ({ seq: f.seq, status: 'default' as const, value: f.value }));
+          events.publish(args[0], { type: 'cells', colNo, cells });
+        }
+        return filled;
+      },
       writeCells: async (...args: Parameters<typeof rows.writeCells>) => {
         await rows.writeCells(...args);
         const [pk, colNo, cells] = args;

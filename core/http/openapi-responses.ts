@@ -107,15 +107,26 @@ function errorCases(op: AnyOperation): Record<number, ErrorCase> {
     description: 'The service-api-key header is missing, unknown or revoked.',
     example: 'Missing API key: send it in the service-api-key header',
   };
-  if (own[402]) {
+  const keyCap =
+    'The API key’s monthly credit cap is spent (detail.code key_cap_reached, detail.monthly_credits, detail.spent_this_month, detail.resets_at).';
+  if (own[402] || op.spends) {
     cases[402] = {
-      description: own[402],
-      example: {
-        code: 'insufficient_credits',
-        message: 'This run needs 5 credits (5 rows × 1); the balance is 0. Lower max_results or add credits.',
-        needed: 5,
-        balance: 0,
-      },
+      description: [own[402], op.spends ? keyCap : undefined].filter(Boolean).join(' Or: '),
+      example: own[402]
+        ? {
+            code: 'insufficient_credits',
+            message: 'This run needs 5 credits (5 rows × 1); the balance is 0. Lower max_results or add credits.',
+            needed: 5,
+            balance: 0,
+          }
+        : {
+            code: 'key_cap_reached',
+            message:
+              "This API key's monthly cap of 500 credits is spent (500 spent this month, resets 2026-12-01T00:00:00.000Z). Raise it in the console (Settings → API keys) or with bun run admin key:cap, or use another key.",
+            monthly_credits: 500,
+            spent_this_month: 500,
+            resets_at: '2026-12-01T00:00:00.000Z',
+          },
     };
   }
   cases[403] = {
@@ -191,6 +202,13 @@ export function responsesOf(op: AnyOperation): Json {
       },
     },
   };
+  if (op.otherSuccess) {
+    responses[op.otherSuccess.status] = {
+      description: op.otherSuccess.description,
+      headers: headers(false),
+      content: { 'application/json': { schema: schemaObject(op.response), example: op.otherSuccess.example } },
+    };
+  }
   for (const [status, c] of Object.entries(errorCases(op))) {
     responses[status] = {
       description: c.description,

@@ -7,7 +7,7 @@ export const TAGS: { name: string; segments: string[]; description: string }[] =
   },
   {
     name: 'Projects',
-    segments: ['projects', 'wait'],
+    segments: ['projects', 'wait', 'settings'],
     description: 'A project is a table of company rows made by a builder run; follow the run on the project itself.',
   },
   {

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isStoreUnavailable } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
+import type { BuilderRunState } from '../storage.ts';
 import { log } from '../log.ts';
 import { pluginContext } from '../plugins/plugin-context.ts';
 import type { BuilderCheckpoint, Cell, Column, ExecutionLogEntry, Project } from '../model.ts';
@@ -130,31 +131,32 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       }
       if (rows.length === 0) break;
       const columns = await projects.columns(project.pk);
-      // Counted once written: a page refused (a value over MAX_CELL_BYTES) is neither counted nor paid.
-      const after = { pages: pages + 1, created: created + rows.length };
-      const next: BuilderCheckpoint = {
-        rows_created: after.created,
-        pages: after.pages,
-        ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
-      };
-      const pageLog = note({
-        step: 'page',
-        message: `page ${after.pages}: ${rows.length} rows written`,
-        page: after.pages,
-        rows: rows.length,
-        total_rows: after.created,
-      });
-      try {
-        await insertRows(kernel, project.pk, columns, toCells(rows, new Map(columns.map((c) => [c.name, c]))), {
+      // Counted once written: a page refused (a value over MAX_CELL_BYTES) is neither counted nor paid;
+      // rows whose unique key the project holds already are not written, so neither counted nor paid.
+      let written: { after: { pages: number; created: number }; entry: ExecutionLogEntry } | undefined;
+      const pageState = (added: number): BuilderRunState => {
+        const after = { pages: pages + 1, created: created + added };
+        const skipped = rows.length - added;
+        const entry: ExecutionLogEntry = {
+          at: new Date().toISOString(),
+          step: 'page',
+          message: `page ${after.pages}: ${added} rows written${skipped ? `, ${skipped} already in the project (unique key)` : ''}`,
+          page: after.pages,
+          rows: added,
+          total_rows: after.created,
+        };
+        written = { after, entry };
+        return {
           builderStatus: 'running',
           builderProgress: { rows_created: after.created, target },
-          checkpoint: next,
-          log: pageLog,
-        });
-      } catch (e) {
-        logEntries.pop(); // that page was not written
-        throw e;
-      }
+          checkpoint: { rows_created: after.created, pages: after.pages, ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) },
+          log: [...logEntries, entry].slice(-LOG_LIMIT),
+        };
+      };
+      await insertRows(kernel, project, columns, toCells(rows, new Map(columns.map((c) => [c.name, c]))), { builderState: pageState });
+      const done = written as NonNullable<typeof written>;
+      note(done.entry);
+      const after = done.after;
       ({ pages, created } = after);
       if (stopped) break;
       await breathe();

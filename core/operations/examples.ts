@@ -91,6 +91,7 @@ export const EXAMPLE_PROJECT: Static<typeof ProjectDetailsSchema> = {
     { at: '2026-11-23T22:29:08.983Z', step: 'page', message: 'page 1: 20 rows written', page: 1, rows: 20, total_rows: 20 },
     { at: '2026-11-23T22:29:08.991Z', step: 'completed', message: '20 rows in 1 pages', total_rows: 20 },
   ],
+  settings: { unique_columns: ['Website'], on_conflict: 'skip' },
   createdAt: CREATED,
   updatedAt: UPDATED,
 };

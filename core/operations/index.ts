@@ -8,6 +8,7 @@ import type { AnyOperation } from './operation.ts';
 import { createProject, estimateBuilder, getProject, listProjects, waitForProject } from './projects.ts';
 import { addRowOp, getRowOp, listRowsOp, searchRowsOp } from './rows.ts';
 import { addRowsOp } from './rows-batch.ts';
+import { updateProjectSettings } from './settings.ts';
 import { getToolStats } from './tool-stats.ts';
 import { listTools, searchToolsOp } from './tools.ts';
 
@@ -20,6 +21,7 @@ export const operations: AnyOperation[] = [
   getProject,
   waitForProject,
   deleteProject,
+  updateProjectSettings,
   addRowOp,
   addRowsOp,
   listRowsOp,

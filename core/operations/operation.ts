@@ -57,6 +57,11 @@ export interface Operation<
   /** HTTP status for invalid input when the spec names one (400 on POST /projects, 403 on POST rows). */
   invalidStatus?: number;
   successStatus?: number;
+  /**
+   * A second success status, told by the answer itself (POST rows: 200 when the row's unique key
+   * exists and the answer names the existing row); documented with the same response schema.
+   */
+  otherSuccess?: { status: number; description: string; when(data: Static<R>): boolean; example: Static<R> };
   response: R;
   /**
    * REST only, no MCP tool: for a route that exists because of HTTP itself (POST rows/search holds

@@ -31,7 +31,12 @@ export const addRowsOp = defineOperation({
   ),
   invalidStatus: 403,
   successStatus: 201,
-  response: Type.Object({ row_ids: Type.Array(Type.String(), { description: 'In the order given.' }), created: Type.Integer() }),
+  response: Type.Object({
+    row_ids: Type.Array(Type.String(), { description: 'In the order given; a row whose unique key exists answers the existing row.' }),
+    created: Type.Integer(),
+    existing: Type.Optional(Type.Integer({ description: 'Rows not added: their unique key names an existing row (or an earlier item).' })),
+    updated: Type.Optional(Type.Integer({ description: 'Existing rows whose empty cells were filled (on_conflict "update").' })),
+  }),
   errors: {
     403: 'An item misses input columns (detail.missing_columns), names unknown/tool columns, or holds a value over MAX_CELL_BYTES or a row over MAX_ROW_BYTES (detail.message, detail.column); detail.row_index says which; or the rows would pass the plan’s rows per project (detail.code quota_exceeded).',
   },
@@ -59,7 +64,12 @@ export const addRowsOp = defineOperation({
       }
     });
     await checkRowQuota(kernel, workspace, project.pk, cells.length);
-    const seqs = await insertRows(kernel, project.pk, columns, cells, undefined, keyId);
-    return { row_ids: seqs.map(String), created: seqs.length };
+    const out = await insertRows(kernel, project, columns, cells, { keyId });
+    const created = out.created.filter(Boolean).length;
+    return {
+      row_ids: out.seqs.map(String),
+      created,
+      ...(created < cells.length ? { existing: cells.length - created, updated: out.updated } : {}),
+    };
   },
 });

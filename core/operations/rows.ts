@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { addRow, getRow, listRows } from '../services/rows.ts';
+import { addRow, getRow, listRows, ROW_EXISTS } from '../services/rows.ts';
 import { EXAMPLE_COMPANY, EXAMPLE_FILTER_GROUPS, EXAMPLE_IDS, EXAMPLE_ROW, EXAMPLE_SORT_RULES } from './examples.ts';
 import { JsonQueryParam } from './json-query.ts';
 import { defineOperation } from './operation.ts';
@@ -21,6 +21,13 @@ export const addRowOp = defineOperation({
   ),
   invalidStatus: 403,
   successStatus: 201,
+  otherSuccess: {
+    status: 200,
+    description:
+      'The project’s unique key names an existing row: row_id is that row, message "Row already exists" (with on_conflict "update", its empty cells were filled). Nothing was added.',
+    when: (d) => d.message.startsWith(ROW_EXISTS),
+    example: { row_id: '21', message: ROW_EXISTS, error_detail: null },
+  },
   response: Type.Object({ row_id: Type.String(), message: Type.String(), error_detail: Type.Null() }),
   errors: {
     403: 'Missing required input columns (detail.missing_columns) or invalid payload (detail.message): unknown or tool columns, a value over MAX_CELL_BYTES or a row over MAX_ROW_BYTES (detail.column names it).',

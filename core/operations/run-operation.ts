@@ -176,7 +176,8 @@ export async function runCall(kernel: Kernel, call: Call): Promise<Outcome> {
     } else {
       data = await execute(kernel, call, caller, input);
     }
-    return { ok: true, status: op.successStatus ?? 200, data, headers: rateHeaders };
+    const status = op.otherSuccess?.when(data as never) ? op.otherSuccess.status : (op.successStatus ?? 200);
+    return { ok: true, status, data, headers: rateHeaders };
   } catch (e) {
     const failure = failureOf(e, call.requestId);
     return { ok: false, failure: { ...failure, headers: { ...rateHeaders, ...failure.headers } } };

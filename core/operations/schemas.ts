@@ -147,6 +147,17 @@ export const ProjectSummarySchema = Type.Object({
   updatedAt: Type.String({ format: 'date-time' }),
 });
 
+/** How rows come into a project (DESIGN §12, unique keys). */
+export const ProjectSettingsSchema = Type.Object({
+  unique_columns: Type.Array(Type.String(), {
+    description:
+      'Input columns whose values, normalised (case, blanks; web addresses to their host; emails lower-cased), identify a row; empty: rows are never compared.',
+  }),
+  on_conflict: Type.Union([Type.Literal('skip'), Type.Literal('update')], {
+    description: 'A row whose key exists: skip it (the existing row answers), or update the existing row’s empty input cells.',
+  }),
+});
+
 export const ProjectDetailsSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -158,6 +169,7 @@ export const ProjectDetailsSchema = Type.Object({
   lead_gen_execution_log: Type.Optional(
     Type.Array(ExecutionLogEntrySchema, { description: 'Each step of the builder run (projects made by a builder).' }),
   ),
+  settings: ProjectSettingsSchema,
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

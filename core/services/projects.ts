@@ -4,6 +4,7 @@ import type { Kernel } from '../kernel.ts';
 import { releaseBuilderCredits, reserveBuilderCredits } from '../credits/charges.ts';
 import { newId } from '../ids.ts';
 import { planRules } from '../plans.ts';
+import { settingsView } from './project-settings.ts';
 import { checkProjectQuota } from './quotas.ts';
 import type { Project, Workspace } from '../model.ts';
 import { columnView } from './columns.ts';
@@ -128,6 +129,7 @@ export async function projectDetails(kernel: Kernel, project: Project) {
       ...(warning ? { warning: warning.message } : {}),
     },
     ...(project.builderId ? { lead_gen_execution_log: project.executionLog } : {}),
+    settings: settingsView(project.settings),
     createdAt: iso(project.createdAt),
     updatedAt: iso(project.updatedAt),
   };

@@ -3,9 +3,10 @@ import { startRun } from '../credits/runs.ts';
 import { ServiceError } from '../errors.ts';
 import { type JobRequest, writeStartingJobs } from '../jobs/job-outbox.ts';
 import type { Kernel } from '../kernel.ts';
-import type { Cell, Column } from '../model.ts';
+import type { Cell, Column, Project } from '../model.ts';
 import { rowValuesProblem } from '../rows/cell-limits.ts';
-import type { BuilderRunState } from '../storage.ts';
+import { rowKey } from '../rows/unique-key.ts';
+import { type BuilderRunState, UniqueKeyTaken } from '../storage.ts';
 
 export const ENRICH_JOB = 'enrich.batch';
 
@@ -45,30 +46,101 @@ function checkSizes(kernel: Kernel, columns: Column[], rows: Record<number, Cell
   });
 }
 
+/** What an insert did: each row's id (new, or the existing row holding its unique key), which are new, and rows updated. */
+export interface InsertOutcome {
+  seqs: number[];
+  created: boolean[];
+  /** Existing rows whose empty input cells the insert filled (on_conflict "update"). */
+  updated: number;
+}
+
+/** A builder page's state, or how to make it from the number of rows the page added (unique keys may skip some). */
+type PageState = BuilderRunState | ((added: number) => BuilderRunState);
+
+/** Attempts of an insert whose unique keys other writes keep taking first. */
+const KEY_ATTEMPTS = 5;
+
 /**
  * Inserts rows (input cells given) and starts their auto-run tool columns: those cells are written
  * `queued` with the rows, then one job per column picks them up. Every write path (REST, MCP,
- * builder runs) comes through here, so the size bounds hold for all of them.
+ * builder runs, inbound rows) comes through here, so the size bounds and the project's unique key
+ * hold for all of them: a row whose key exists (or repeats an earlier row of the same call) is not
+ * inserted — it answers the existing row, whose empty input cells it fills with on_conflict "update".
  */
 export async function insertRows(
   kernel: Kernel,
-  projectPk: number,
+  project: Project,
   columns: Column[],
   rows: Record<number, Cell>[],
-  builderState?: BuilderRunState,
-  keyId?: string,
-): Promise<number[]> {
+  options: { builderState?: PageState; keyId?: string } = {},
+): Promise<InsertOutcome> {
   checkSizes(kernel, columns, rows);
+  const keyColumns = project.settings.uniqueColumns.map((name) => columns.find((c) => c.name === name));
+  if (keyColumns.length === 0 || keyColumns.some((c) => !c)) {
+    const seqs = await write(kernel, project, columns, rows, options);
+    return { seqs, created: seqs.map(() => true), updated: 0 };
+  }
+  const keys = rows.map((cells) => rowKey((keyColumns as Column[]).map((c) => cells[c.no]?.v ?? null)));
+  const firstOf = new Map<string, number>();
+  keys.forEach((k, i) => {
+    if (k && !firstOf.has(k)) firstOf.set(k, i);
+  });
+  for (let attempt = 1; ; attempt++) {
+    const existing = await kernel.storage.rows.findKeys(project.pk, [...firstOf.keys()]);
+    const fresh = rows.flatMap((_, i) => {
+      const k = keys[i];
+      return !k || (firstOf.get(k) === i && !existing.has(k)) ? [i] : [];
+    });
+    let added: number[];
+    try {
+      added = await write(
+        kernel,
+        project,
+        columns,
+        fresh.map((i) => rows[i] as Record<number, Cell>),
+        options,
+        fresh.map((i) => keys[i] ?? null),
+      );
+    } catch (e) {
+      if (e instanceof UniqueKeyTaken && attempt < KEY_ATTEMPTS) continue;
+      throw e;
+    }
+    const seqOf = new Map(fresh.map((i, j) => [i, added[j] as number]));
+    const seqs = rows.map((_, i) => {
+      const mine = seqOf.get(i);
+      if (mine !== undefined) return mine;
+      const k = keys[i] as string;
+      return existing.get(k) ?? (seqOf.get(firstOf.get(k) as number) as number);
+    });
+    let updated = 0;
+    if (project.settings.onConflict === 'update') {
+      const updates = rows.flatMap((cells, i) => (seqOf.has(i) ? [] : [{ seq: seqs[i] as number, cells }]));
+      updated = new Set((await kernel.storage.rows.fillEmpty(project.pk, columns, updates)).map((f) => f.seq)).size;
+    }
+    return { seqs, created: rows.map((_, i) => seqOf.has(i)), updated };
+  }
+}
+
+/** One insert of rows (with their keys), their auto-run cells queued and their jobs stored in the same transaction. */
+async function write(
+  kernel: Kernel,
+  project: Project,
+  columns: Column[],
+  rows: Record<number, Cell>[],
+  options: { builderState?: PageState; keyId?: string },
+  keys?: (string | null)[],
+): Promise<number[]> {
+  const state = typeof options.builderState === 'function' ? options.builderState(rows.length) : options.builderState;
   const auto = columns.filter((c) => c.type === 'tool' && c.autoRun);
   for (const cells of rows) for (const c of auto) cells[c.no] = { v: null, s: 'queued' };
-  if (auto.length === 0) return kernel.storage.rows.insert(projectPk, columns, rows, builderState);
+  if (auto.length === 0 || rows.length === 0)
+    return kernel.storage.rows.insert(project.pk, columns, rows, state, undefined, undefined, keys);
   // Cells queued by a call with a key spend under that key's monthly cap.
-  const workspaceId = keyId ? (await kernel.storage.projects.getByPk(projectPk))?.workspaceId : undefined;
-  const runId = workspaceId ? await startRun(kernel, workspaceId, { keyId }) : undefined;
+  const runId = options.keyId ? await startRun(kernel, project.workspaceId, { keyId: options.keyId }) : undefined;
   // The rows and the jobs that enrich them commit together (core/jobs/job-outbox.ts).
   return writeStartingJobs(
     kernel,
-    (seqs: number[]) => auto.flatMap((c) => enrichmentJobs(kernel, projectPk, c, seqs)),
-    (jobs) => kernel.storage.rows.insert(projectPk, columns, rows, builderState, jobs, runId),
+    (seqs: number[]) => auto.flatMap((c) => enrichmentJobs(kernel, project.pk, c, seqs)),
+    (jobs) => kernel.storage.rows.insert(project.pk, columns, rows, state, jobs, runId, keys),
   );
 }

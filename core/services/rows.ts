@@ -51,9 +51,14 @@ export const toolColumnNos = (columns: Column[]): number[] => columns.filter((c)
 export async function addRow(kernel: Kernel, workspace: Workspace, project: Project, company: Record<string, unknown>, keyId?: string) {
   const [columns] = await Promise.all([kernel.storage.projects.columns(project), checkRowQuota(kernel, workspace, project.pk, 1)]);
   const cells = cellsFromCompany(columns, company);
-  const [seq] = await insertRows(kernel, project.pk, columns, [cells], undefined, keyId);
-  return { row_id: String(seq), message: 'Row created', error_detail: null };
+  const out = await insertRows(kernel, project, columns, [cells], { keyId });
+  if (out.created[0]) return { row_id: String(out.seqs[0]), message: 'Row created', error_detail: null };
+  // The project's unique key names an existing row: that row answers (its empty cells filled with on_conflict "update").
+  return { row_id: String(out.seqs[0]), message: out.updated ? ROW_UPDATED : ROW_EXISTS, error_detail: null };
 }
+
+export const ROW_EXISTS = 'Row already exists';
+export const ROW_UPDATED = 'Row already exists; its empty cells were filled';
 
 /** A page of rows; `filter_groups` and `sort_rules` come parsed from their JSON (each door parses it once). */
 export async function listRows(

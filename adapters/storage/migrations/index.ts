@@ -16,6 +16,7 @@ import { rowChanges } from './014-row-changes.ts';
 import { accounts } from './015-accounts.ts';
 import { oauthServer } from './016-oauth-server.ts';
 import { spendControl } from './017-spend-control.ts';
+import { uniqueKeys } from './018-unique-keys.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(types: SchemaTypes): MigrationProvider {
@@ -38,6 +39,7 @@ export function migrationProvider(types: SchemaTypes): MigrationProvider {
         '015-accounts': accounts(types),
         '016-oauth-server': oauthServer(types),
         '017-spend-control': spendControl(types),
+        '018-unique-keys': uniqueKeys(types),
       };
     },
   };

@@ -1,5 +1,5 @@
 import type { Cell, CellStatus, Column } from '../../../core/model.ts';
-import type { BuilderRunState, JobsOf } from '../../../core/storage.ts';
+import { type BuilderRunState, type JobsOf, UniqueKeyTaken } from '../../../core/storage.ts';
 import type { Database } from '../database.ts';
 import { chunks, insertMany } from '../compiled-queries.ts';
 import { builderStateValues } from '../project-repo.ts';
@@ -41,9 +41,11 @@ export class RowWriter {
     builderState?: BuilderRunState,
     jobs?: JobsOf<number[]>,
     runId?: string,
+    keys?: (string | null)[],
   ): Promise<number[]> {
-    if (builderState || rows.length === 0 || rows.length > COALESCE_MAX_ROWS)
-      return this.insertNow(projectPk, columns, rows, builderState, jobs, runId);
+    // Rows with unique keys are never coalesced: a key that exists fails the write, not a neighbour's.
+    if (builderState || keys || rows.length === 0 || rows.length > COALESCE_MAX_ROWS)
+      return this.insertNow(projectPk, columns, rows, builderState, jobs, runId, keys);
     // Inserts of one run (or of none) share a lane: a batch's queued cells all name its run.
     const key = `${projectPk}:${runId ?? ''}:${columns.map((c) => `${c.no}${c.type}`).join(',')}`;
     return this.lanes.insert(key, rows, jobs, (batch, batchJobs) => this.insertNow(projectPk, columns, batch, undefined, batchJobs, runId));
@@ -56,6 +58,7 @@ export class RowWriter {
     builderState?: BuilderRunState,
     jobs?: JobsOf<number[]>,
     runId?: string,
+    keys?: (string | null)[],
   ): Promise<number[]> {
     if (rows.length === 0) {
       if (builderState)
@@ -87,31 +90,43 @@ export class RowWriter {
         if (runId && status === 'queued') queuedCols.add(c.no);
       }
     });
-    return this.writes.run(
-      projectPk,
-      { kind: 'insert', firstSeq: first, rows: rows.length },
-      async ({ trx, change }) => {
-        await change(seqs, 'add', async () => {
-          for (const part of chunks(rowValues, ROW_CHUNK)) await insertMany(trx, 'project_rows', ROW_FIELDS, part);
-          for (const part of chunks(keyValues, KEY_CHUNK)) await insertMany(trx, 'cell_keys', KEY_FIELDS, part);
-          // The run that queued the auto-run cells (one statement; bulk inserts without a run skip it).
-          if (runId && queuedCols.size) {
-            await trx
-              .updateTable('cell_keys')
-              .set({ run_id: runId })
-              .where('project_pk', '=', projectPk)
-              .where('col_no', 'in', [...queuedCols])
-              .where('seq', '>=', first)
-              .where('seq', '<=', first + rows.length - 1)
-              .execute();
-          }
-        });
-        // The rows and the builder's checkpoint commit together: no duplicate on resume.
-        if (builderState) await trx.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
-        return changed(seqs, rows.length);
-      },
-      jobs,
-    );
+    const write = () =>
+      this.writes.run(
+        projectPk,
+        { kind: 'insert', firstSeq: first, rows: rows.length },
+        async ({ trx, change }) => {
+          await change(seqs, 'add', async () => {
+            for (const part of chunks(rowValues, ROW_CHUNK)) await insertMany(trx, 'project_rows', ROW_FIELDS, part);
+            for (const part of chunks(keyValues, KEY_CHUNK)) await insertMany(trx, 'cell_keys', KEY_FIELDS, part);
+            // Unique keys: the primary key refuses one that exists, and the whole write with it.
+            const keyed = (keys ?? []).flatMap((key, i) => (key ? [{ project_pk: projectPk, key_hash: key, seq: seqs[i] as number }] : []));
+            for (const part of chunks(keyed, ROW_CHUNK)) await trx.insertInto('row_keys').values(part).execute();
+            // The run that queued the auto-run cells (one statement; bulk inserts without a run skip it).
+            if (runId && queuedCols.size) {
+              await trx
+                .updateTable('cell_keys')
+                .set({ run_id: runId })
+                .where('project_pk', '=', projectPk)
+                .where('col_no', 'in', [...queuedCols])
+                .where('seq', '>=', first)
+                .where('seq', '<=', first + rows.length - 1)
+                .execute();
+            }
+          });
+          // The rows and the builder's checkpoint commit together: no duplicate on resume.
+          if (builderState) await trx.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
+          return changed(seqs, rows.length);
+        },
+        jobs,
+      );
+    if (!keys) return write();
+    try {
+      return await write();
+    } catch (e) {
+      // Another write took one of these keys first: the caller reads the keys again.
+      if (this.database.dialect.errors.isDuplicateKey(e)) throw new UniqueKeyTaken();
+      throw e;
+    }
   }
 
   async softDelete(projectPk: number, seqs: number[]): Promise<number> {
@@ -130,6 +145,8 @@ export class RowWriter {
           .where('deleted_at', 'is', null)
           .executeTakeFirst();
         deleted += Number(r.numUpdatedRows);
+        // A deleted row's unique key is free again.
+        await trx.deleteFrom('row_keys').where('project_pk', '=', projectPk).where('seq', 'in', part).execute();
         // Keys of deleted rows go at once, so filters and counts never see them.
         if (colNos.length) {
           await change(part, 'remove', () =>

@@ -1,10 +1,11 @@
 import type { Cell, CellStatus, Column, StoredRow } from '../../../core/model.ts';
-import type { BuilderRunState, JobsOf, RowPageQuery, RowRepo } from '../../../core/storage.ts';
+import type { BuilderRunState, FilledCell, JobsOf, RowPageQuery, RowRepo } from '../../../core/storage.ts';
 import type { Database } from '../database.ts';
 import { ListingMemory } from './listing-memory.ts';
 import { RowChanges } from './row-changes.ts';
 import { RowCounters } from './row-counters.ts';
 import { RowListing } from './row-listing.ts';
+import { RowKeys } from './row-keys.ts';
 import { RowReader } from './row-reader.ts';
 import { RowWrites } from './row-write.ts';
 import { RowWriter } from './row-writer.ts';
@@ -21,6 +22,7 @@ export class SqlRowRepo implements RowRepo {
   private readonly reader: RowReader;
   private readonly listing: RowListing;
   private readonly writer: RowWriter;
+  private readonly keys: RowKeys;
 
   /** `memory`: this process's listing memory (a test may hand its own, to look into it). */
   constructor(database: Database, memory = new ListingMemory()) {
@@ -30,7 +32,9 @@ export class SqlRowRepo implements RowRepo {
     const totals = new SharedTotals(database);
     const changes = new RowChanges(database);
     this.listing = new RowListing(database, memory, this.counters, this.reader, totals, changes);
-    this.writer = new RowWriter(database, new RowWrites(database, this.counters, totals, changes));
+    const writes = new RowWrites(database, this.counters, totals, changes);
+    this.writer = new RowWriter(database, writes);
+    this.keys = new RowKeys(database, writes);
   }
 
   insert(
@@ -40,8 +44,21 @@ export class SqlRowRepo implements RowRepo {
     builderState?: BuilderRunState,
     jobs?: JobsOf<number[]>,
     runId?: string,
+    keys?: (string | null)[],
   ): Promise<number[]> {
-    return this.writer.insert(projectPk, columns, rows, builderState, jobs, runId);
+    return this.writer.insert(projectPk, columns, rows, builderState, jobs, runId, keys);
+  }
+
+  findKeys(projectPk: number, keys: string[]): Promise<Map<string, number>> {
+    return this.keys.findKeys(projectPk, keys);
+  }
+
+  fillEmpty(projectPk: number, columns: Column[], updates: { seq: number; cells: Record<number, Cell> }[]): Promise<FilledCell[]> {
+    return this.keys.fillEmpty(projectPk, columns, updates);
+  }
+
+  replaceKeys(projectPk: number, settings: string, keys: { seq: number; key: string }[]): Promise<void> {
+    return this.keys.replaceKeys(projectPk, settings, keys);
   }
 
   page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }> {
