@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { resolve } from 'node:path';
 import { keyValue } from '../core/rows/unique-key.ts';
+import { closeGate, openGate } from './fixtures/plugins/builders/gate_builder/index.ts';
 import { call, connect } from './mcp/mcp-support.ts';
 import { DIALECTS } from './support/databases.ts';
-import { startTestService, type TestService } from './support/test-service.ts';
+import { startTestService, type TestService, waitForBuilder } from './support/test-service.ts';
 
 describe('keyValue', () => {
   test('one company whatever the spelling of its web address; emails and text compared as people mean them', () => {
@@ -22,7 +24,7 @@ describe('keyValue', () => {
 describe.each(DIALECTS)('unique keys on %s', (dialect) => {
   let t: TestService;
   beforeAll(async () => {
-    t = await startTestService(dialect, { MCP_PORT: '0' });
+    t = await startTestService(dialect, { MCP_PORT: '0', PLUGINS_DIR: resolve(import.meta.dir, 'fixtures/plugins') });
   });
   afterAll(() => t.stop());
 
@@ -134,6 +136,20 @@ describe.each(DIALECTS)('unique keys on %s', (dialect) => {
     // Removing the key: anything goes again.
     expect((await p.settings({ unique_columns: [] })).body.unique_columns).toEqual([]);
     expect((await p.add({ Name: 'A twice', Website: 'dup.example', Email: null })).status).toBe(201);
+  });
+
+  test('a builder run skips the rows whose key the project holds, and says so in its log', async () => {
+    closeGate();
+    const made = await t.api('POST', '/projects', { body: { builder_id: 'gate_builder', form_data: { count: 3 } } });
+    const id = made.body.project_id;
+    expect((await t.api('PUT', `/projects/${id}/settings`, { body: { unique_columns: ['Name'] } })).status).toBe(200);
+    expect((await t.api('POST', `/projects/${id}/rows`, { body: { company: { Name: ' row   2 ' } } })).status).toBe(201);
+    openGate();
+    const built = await waitForBuilder(t, id);
+    expect(built.builder_status.type).toBe('completed');
+    expect(built.row_count).toBe(3); // Row 1, Row 3 and the row added by hand
+    const page = built.lead_gen_execution_log.find((e: any) => e.step === 'page');
+    expect(page).toMatchObject({ rows: 2, message: 'page 1: 2 rows written, 1 already in the project (unique key)' });
   });
 
   test('bad settings are a 422 naming the field, and change nothing; MCP update_project_settings does the same', async () => {

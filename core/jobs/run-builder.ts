@@ -115,7 +115,9 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
         skip -= dropped;
         if (rows.length === 0) continue;
       }
-      if (!(await projects.isLive(project.pk))) {
+      // Read again for each page: the project may have been deleted, or its unique key set, meanwhile.
+      const current = await projects.getByPk(project.pk);
+      if (!current) {
         log.info('builder run stopped: project deleted', { job_id: job.id, worker: jobCtx.workerId });
         await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created);
         return;
@@ -153,7 +155,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
           log: [...logEntries, entry].slice(-LOG_LIMIT),
         };
       };
-      await insertRows(kernel, project, columns, toCells(rows, new Map(columns.map((c) => [c.name, c]))), { builderState: pageState });
+      await insertRows(kernel, current, columns, toCells(rows, new Map(columns.map((c) => [c.name, c]))), { builderState: pageState });
       const done = written as NonNullable<typeof written>;
       note(done.entry);
       const after = done.after;
