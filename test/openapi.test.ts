@@ -63,14 +63,18 @@ describe('OpenAPI document', () => {
     expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
   });
 
-  test('documents every operation of the table and the project event stream, and nothing else, under the base path', () => {
+  test('documents every operation of the table, the project event stream and the CSV download, and nothing else, under the base path', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, item]: [string, any]) =>
       Object.keys(item)
         .filter((m) => METHODS.includes(m))
         .map((m) => `${m.toUpperCase()} ${path}`),
     );
     // The event stream is no operation of the table (no MCP tool: a stream), but it is documented.
-    const expected = [...operations.map((op) => `${op.method} ${BASE}${op.path}`), `GET ${BASE}/projects/{project_id}/events`];
+    const expected = [
+      ...operations.map((op) => `${op.method} ${BASE}${op.path}`),
+      `GET ${BASE}/projects/{project_id}/events`,
+      `GET ${BASE}/projects/{project_id}/export.csv`,
+    ];
     expect(documented.sort()).toEqual(expected.sort());
     for (const op of operations) {
       expect(operationOf(op)).toMatchObject({ operationId: op.name, summary: op.summary, description: op.description });

@@ -139,6 +139,8 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
       ]),
     });
     await rest('update_project_settings', `/projects/${projectId}/settings`, { unique_columns: [] });
+    await rest('export_project', `/projects/${projectId}/exports`, { columns: ['Name'] });
+    await mcp('export_project', { project_id: projectId });
     const name = columns.find((c) => c.name === 'Name').col_id;
     const filter = [{ type: 'and', rules: [{ col_id: name, operator: 'contains', value: 'e' }] }];
     const sort = [{ col_id: name, direction: 'desc' }];

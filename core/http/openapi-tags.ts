@@ -12,8 +12,8 @@ export const TAGS: { name: string; segments: string[]; description: string }[] =
   },
   {
     name: 'Rows',
-    segments: ['rows'],
-    description: 'Add, page, filter, sort and delete the rows of a project; tool cells fill in the background.',
+    segments: ['rows', 'exports', 'export.csv'],
+    description: 'Add, page, filter, sort, export and delete the rows of a project; tool cells fill in the background.',
   },
   {
     name: 'Columns',

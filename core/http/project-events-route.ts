@@ -4,37 +4,14 @@ import { isEventId, type ProjectEvent, type StoredEvent } from '../events/projec
 import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Column, Project, Workspace } from '../model.ts';
-import { admitCall } from '../services/admission.ts';
-import { authenticateFor } from '../services/api-keys.ts';
-import { sessionOf } from '../services/sessions.ts';
 import { errorResponse } from './error-response.ts';
 import { projectEventsOperation } from './project-events-doc.ts';
+import { projectOfCaller } from './project-access.ts';
 
 /** A comment line this often keeps proxies and browsers from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
 /** How soon a stream notices SIGTERM and ends (the client reconnects elsewhere, with Last-Event-ID). */
 const DRAIN_CHECK_MS = 500;
-
-async function watcher(kernel: Kernel, request: Request, projectId: string): Promise<{ workspace: Workspace; project: Project }> {
-  const apiKey = request.headers.get('service-api-key');
-  let workspace: Workspace;
-  let project: Project | null | undefined;
-  let rateKey: string;
-  if (apiKey !== null) {
-    const found = await authenticateFor(kernel.storage.workspaces, apiKey, projectId);
-    ({ workspace, rateKey } = found);
-    project = found.project;
-  } else {
-    const session = await sessionOf(kernel, request.headers.get('cookie'));
-    if (!session) throw new ServiceError('unauthorized', 'Missing API key: send it in the service-api-key header (or sign in at /login)');
-    workspace = session.workspace;
-    rateKey = `user:${session.user.id}`;
-    project = await kernel.storage.projects.get(workspace.id, projectId);
-  }
-  if (!project) throw new ServiceError('not_found', `Project ${projectId} not found (or not in this workspace)`);
-  await admitCall(kernel, workspace, rateKey);
-  return { workspace, project };
-}
 
 /** The event as the stream sends it: column ids and row ids as the REST API names them. */
 function wire(event: ProjectEvent, colIds: Map<number, string>): { name: string; data: unknown } {
@@ -84,7 +61,7 @@ export function projectEventsRoute(kernel: Kernel) {
             { path: 'Last-Event-ID', message: 'an id this stream sent' },
           ]);
         }
-        const { project } = await watcher(kernel, request, (params as Record<string, string>).project_id as string);
+        const { project } = await projectOfCaller(kernel, request, (params as Record<string, string>).project_id as string);
         return stream(kernel, project, lastEventId);
       } catch (e) {
         return errorResponse(e, requestId);

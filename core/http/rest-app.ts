@@ -18,6 +18,7 @@ import { restEdge } from './rest-edge.ts';
 import { jsonQueryNames, readJson, restQuery } from './rest-input.ts';
 import { routeMethods } from './route-methods.ts';
 import { signinRoutes } from './signin/signin-routes.ts';
+import { exportRoute } from './export-route.ts';
 import { projectEventsRoute } from './project-events-route.ts';
 import { accountRoutes } from './account-routes.ts';
 import { OAUTH_OPEN_PATHS, OAUTH_ROUTES, oauthRoutes } from './oauth/oauth-routes.ts';
@@ -85,6 +86,7 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
     .use(healthRoutes(kernel))
     .use(signinRoutes(kernel))
     .use(projectEventsRoute(kernel))
+    .use(exportRoute(kernel))
     .use(accountRoutes(kernel))
     .use(oauthRoutes(kernel))
     .use(consoleRoutes(kernel));

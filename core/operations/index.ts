@@ -8,6 +8,7 @@ import type { AnyOperation } from './operation.ts';
 import { createProject, estimateBuilder, getProject, listProjects, waitForProject } from './projects.ts';
 import { addRowOp, getRowOp, listRowsOp, searchRowsOp } from './rows.ts';
 import { addRowsOp } from './rows-batch.ts';
+import { exportProject } from './exports.ts';
 import { updateProjectSettings } from './settings.ts';
 import { getToolStats } from './tool-stats.ts';
 import { listTools, searchToolsOp } from './tools.ts';
@@ -27,6 +28,7 @@ export const operations: AnyOperation[] = [
   listRowsOp,
   searchRowsOp,
   getRowOp,
+  exportProject,
   deleteRows,
   listColumns,
   createColumnOp,

@@ -74,11 +74,7 @@ export async function listRows(
     meta?: boolean;
   },
 ) {
-  const columns = await kernel.storage.projects.columns(project);
-  const shown = q.columns === undefined ? columns : chosenColumns(columns, q.columns);
-  const filter = q.filter_groups === undefined ? null : checkFilterGroups(q.filter_groups, columns);
-  // filter-parse checks sort rules from JSON text only; they are a few small objects, so writing them out costs next to nothing.
-  const sort = q.sort_rules === undefined ? [] : parseSortRules(JSON.stringify(q.sort_rules), columns);
+  const { columns, shown, filter, sort } = await rowQuery(kernel, project, q);
   const { rows, total } = await kernel.storage.rows.page({
     projectPk: project.pk,
     toolCols: toolColumnNos(columns),
@@ -96,6 +92,16 @@ export async function listRows(
     total_rows: total,
     total_pages: Math.ceil(total / q.page_size),
   };
+}
+
+/** A read of rows as asked (GET rows, the CSV export): the columns shown, the filter and the sort, checked (422 naming what is wrong). */
+export async function rowQuery(kernel: Kernel, project: Project, q: { filter_groups?: unknown; sort_rules?: unknown; columns?: unknown }) {
+  const columns = await kernel.storage.projects.columns(project);
+  const shown = q.columns === undefined ? columns : chosenColumns(columns, q.columns);
+  const filter = q.filter_groups === undefined ? null : checkFilterGroups(q.filter_groups, columns);
+  // filter-parse checks sort rules from JSON text only; they are a few small objects, so writing them out costs next to nothing.
+  const sort = q.sort_rules === undefined ? [] : parseSortRules(JSON.stringify(q.sort_rules), columns);
+  return { columns, shown, filter, sort };
 }
 
 /** The columns a page shows (`columns`: names or col_ids, in the project's order); an unknown one is a 422 naming it. */

@@ -1,0 +1,81 @@
+import { Elysia } from 'elysia';
+import { ServiceError, validationError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { Kernel } from '../kernel.ts';
+import type { Project } from '../model.ts';
+import { admitCall } from '../services/admission.ts';
+import { type ExportQuery, exportCsv } from '../services/export.ts';
+import { verifyExportLink } from '../services/export-links.ts';
+import { errorResponse } from './error-response.ts';
+import { exportOperation } from './export-doc.ts';
+import { projectOfCaller } from './project-access.ts';
+
+/** The JSON query parameters of GET rows, parsed (a malformed one is a 422 naming it). */
+function queryOf(url: URL): ExportQuery & { bom: boolean } {
+  const out: ExportQuery & { bom: boolean } = { bom: ['1', 'true'].includes(url.searchParams.get('bom') ?? '') };
+  for (const name of ['filter_groups', 'sort_rules', 'columns'] as const) {
+    const raw = url.searchParams.get(name);
+    if (raw === null) continue;
+    try {
+      out[name] = JSON.parse(raw);
+    } catch {
+      throw validationError(`${name} is not valid JSON (URL-encode it, as for GET rows)`, [{ path: name, message: 'is not valid JSON' }]);
+    }
+  }
+  return out;
+}
+
+/** A file name for the download: the project's name, in the characters every system takes. */
+const fileName = (project: Project) =>
+  `${
+    project.name
+      .replace(/[^\w .-]+/g, '_')
+      .trim()
+      .slice(0, 100) || 'export'
+  }.csv`;
+
+/**
+ * `GET {BASE_PATH}/projects/{project_id}/export.csv` (DESIGN §12): the rows as CSV, streamed, with the
+ * same filter_groups, sort_rules and columns as GET rows. With an API key or a console session, or
+ * with `token`, a signed link made by export_project (15 minutes; the export it was made for).
+ */
+export function exportRoute(kernel: Kernel) {
+  const path = `${kernel.config.basePath}/projects/:project_id/export.csv`;
+  return new Elysia({ name: 'workflow-export' }).get(
+    path,
+    async ({ request, params }) => {
+      const requestId = newId();
+      try {
+        const projectId = (params as Record<string, string>).project_id as string;
+        const url = new URL(request.url);
+        const token = url.searchParams.get('token');
+        let project: Project | null | undefined;
+        let query: ExportQuery & { bom?: boolean };
+        if (token !== null) {
+          const grant = await verifyExportLink(kernel, token, projectId);
+          project = await kernel.storage.projects.get(grant.workspaceId, projectId);
+          const workspace = await kernel.storage.workspaces.get(grant.workspaceId);
+          if (!project || !workspace)
+            throw new ServiceError('not_found', `Project ${projectId} not found (deleted since the link was made)`);
+          await admitCall(kernel, workspace, `link:${projectId}`);
+          query = grant.query;
+        } else {
+          project = (await projectOfCaller(kernel, request, projectId)).project;
+          query = queryOf(url);
+        }
+        const body = await exportCsv(kernel, project, query, { bom: query.bom === true });
+        return new Response(body, {
+          headers: {
+            'content-type': 'text/csv; charset=utf-8',
+            'content-disposition': `attachment; filename="${fileName(project)}"`,
+            'cache-control': 'no-store',
+            'x-request-id': requestId,
+          },
+        });
+      } catch (e) {
+        return errorResponse(e, requestId);
+      }
+    },
+    { detail: exportOperation as never },
+  );
+}
