@@ -65,6 +65,10 @@ export interface Config {
    * any project of the workspace for the same tool and input (a tool may keep its results less long); 0 turns reuse off.
    */
   enrichmentCacheTtlMs: number;
+  /** Outbound webhooks: the waits between attempts, how long a delivery is retried, how often due ones are looked for. */
+  webhooks: { retryDelaysMs: number[]; retryWindowMs: number; pollMs: number };
+  /** Schedules: the shortest time allowed between two runs (SCHEDULE_MIN_INTERVAL_S), how often due ones are looked for (SCHEDULE_POLL_MS). */
+  schedules: { minIntervalMs: number; pollMs: number };
   /** SIGTERM: how long the doors keep serving, with GET /ready at 503, before they stop accepting (SHUTDOWN_DELAY_MS, default 0). */
   shutdownDelayMs: number;
 }
@@ -134,6 +138,22 @@ function bootstrapAdmin(env: Env): Config['bootstrapAdmin'] {
   return { email, password };
 }
 
+/**
+ * Waits between a delivery's attempts (Standard Webhooks' schedule: 5 s, 5 min, 30 min, 2 h, 5 h,
+ * 10 h, 10 h…), the last one repeated until WEBHOOK_RETRY_WINDOW_S (24 h) is over.
+ */
+const DEFAULT_RETRY_DELAYS_S = '5,300,1800,7200,18000,36000';
+
+/** A comma list of seconds (fractions allowed), as milliseconds. */
+function seconds(env: Env, name: string, fallback: string): number[] {
+  const raw = env[name] || fallback;
+  const list = raw.split(',').map((s) => Number(s.trim()));
+  if (list.length === 0 || list.some((n) => !Number.isFinite(n) || n < 0)) {
+    throw new Error(`${name} must be a comma list of seconds (e.g. ${fallback}); got "${raw}"`);
+  }
+  return list.map((n) => Math.round(n * 1000));
+}
+
 export function loadConfig(env: Env = process.env): Config {
   return {
     host: env.HOST || '127.0.0.1',
@@ -180,6 +200,15 @@ export function loadConfig(env: Env = process.env): Config {
     mcpAllowedOrigins: origins(env.MCP_ALLOWED_ORIGINS),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000),
     enrichmentCacheTtlMs: int(env, 'ENRICHMENT_CACHE_TTL_S', 2_592_000) * 1000,
+    webhooks: {
+      retryDelaysMs: seconds(env, 'WEBHOOK_RETRY_DELAYS_S', DEFAULT_RETRY_DELAYS_S),
+      retryWindowMs: int(env, 'WEBHOOK_RETRY_WINDOW_S', 86_400, 1) * 1000,
+      pollMs: int(env, 'WEBHOOK_POLL_MS', 1000, 10),
+    },
+    schedules: {
+      minIntervalMs: int(env, 'SCHEDULE_MIN_INTERVAL_S', 300, 1) * 1000,
+      pollMs: int(env, 'SCHEDULE_POLL_MS', 5000, 10),
+    },
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0),
     expressions: {
       timeoutMs: int(env, 'FORMULA_TIMEOUT_MS', 1000, 10),

@@ -124,13 +124,16 @@ export interface BuilderCheckpoint {
   pages: number;
   /** The plugin's own resume point, when it yields one. */
   cursor?: unknown;
+  /** A scheduled run: its own credit reservation (`run`), and the rows earlier runs paid for. */
+  run?: string;
+  rows_before?: number;
 }
 
 /** One step of a builder run, as a user reads it to learn why a run produced what it did. */
 export interface ExecutionLogEntry {
   at: string;
   /** `warning`: the run stopped at a row limit while its source had more (shown as builder_status.warning). */
-  step: 'queued' | 'started' | 'resumed' | 'page' | 'retry' | 'warning' | 'completed' | 'failed';
+  step: 'queued' | 'scheduled' | 'skipped' | 'started' | 'resumed' | 'page' | 'retry' | 'warning' | 'completed' | 'failed';
   message: string;
   attempt?: number;
   page?: number;

@@ -29,6 +29,9 @@ import { issueApiKey, hashApiKey } from './services/api-keys.ts';
 import { bootstrapAdmin } from './services/accounts.ts';
 import { BUILDER_RUN_JOB } from './services/projects.ts';
 import { ENRICH_JOB } from './services/row-insert.ts';
+import { startScheduler } from './schedules/scheduler.ts';
+import { startWebhookDispatcher } from './webhooks/dispatcher.ts';
+import { runWebhookEventsJob, WEBHOOK_EVENTS_JOB, WebhookEventsPayload } from './webhooks/event-job.ts';
 
 export interface RunningService {
   kernel: Kernel;
@@ -103,16 +106,24 @@ export function startWorkers(kernel: Kernel): () => void {
   const timer = setInterval(publish, 5_000);
   timer.unref();
   void publish();
+  // Webhook deliveries go out from, and schedules start runs in, the processes that run jobs.
+  const stopDispatcher = startWebhookDispatcher(kernel);
+  const stopScheduler = startScheduler(kernel);
   kernel.queue.consume(
     {
       // A payload that does not fit goes to the dead letter with the reason, never into a retry loop.
       [BUILDER_RUN_JOB]: { handler: (job, ctx) => runBuilderJob(kernel, job, ctx), payloadSchema: BuilderRunPayload },
       [ENRICH_JOB]: { handler: (job, ctx) => runEnrichmentJob(kernel, job, ctx), payloadSchema: EnrichPayloadSchema },
       [ICP_SCORE_JOB]: { handler: (job, ctx) => runIcpScoreJob(kernel, job, ctx), payloadSchema: IcpScorePayload },
+      [WEBHOOK_EVENTS_JOB]: { handler: (job) => runWebhookEventsJob(kernel, job), payloadSchema: WebhookEventsPayload },
     },
     { concurrency: kernel.config.workerConcurrency },
   );
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    stopDispatcher();
+    stopScheduler();
+  };
 }
 
 /**

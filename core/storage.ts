@@ -211,6 +211,11 @@ export interface ProjectRepo {
   /** Soft-deletes a project (it answers 404 from then on; rows are purged later). */
   softDelete(pk: number): Promise<void>;
   setBuilderState(pk: number, state: BuilderRunState): Promise<void>;
+  /**
+   * Starts the builder again (a schedule): the new state and the run's job commit together, unless
+   * a run is queued or running (false, nothing changed: runs never overlap) or the project is gone.
+   */
+  restartBuilder(pk: number, state: BuilderRunState, jobs: JobsOf<void>): Promise<boolean>;
 }
 
 /** What a builder run records: status, progress, checkpoint and log (any part may be left out). */
@@ -260,6 +265,8 @@ export interface RowRepo {
   first(projectPk: number, toolCols?: number[]): Promise<StoredRow | undefined>;
   /** Live row counts of several projects. */
   counts(projectPks: number[]): Promise<Map<number, number>>;
+  /** The project's change counter: it moves with every write of its rows or cells. */
+  version(projectPk: number): Promise<number>;
   /** Soft-deletes rows of the project; returns how many were live. */
   softDelete(projectPk: number, seqs: number[]): Promise<number>;
   /** Tool columns of live projects that hold `queued` or `running` cells (work to resume after a restart). */
@@ -478,7 +485,8 @@ export interface CachedResult {
 export interface EnrichmentCache {
   /** Entries not expired and found at or after `fetchedSince` (ms) when given. */
   getMany(keys: string[], fetchedSince?: number): Promise<Map<string, CachedResult>>;
-  putMany(entries: { key: string; value: unknown }[], ttlMs: number): Promise<void>;
+  /** `fetchedAt` (ms): when the results were found, as their cells' provenance says. */
+  putMany(entries: { key: string; value: unknown }[], ttlMs: number, fetchedAt: number): Promise<void>;
 }
 
 /** What one step of an enrichment batch did with a tool (self-tuning waterfalls, DESIGN §12). */
@@ -519,6 +527,103 @@ export interface ToolStatsRepo {
   get(workspaceId: string, toolIds: string[]): Promise<Map<string, ToolStats>>;
 }
 
+/** A workspace's endpoint for events (DESIGN §12, webhooks). */
+export interface WebhookRecord {
+  id: string;
+  workspaceId: string;
+  url: string;
+  events: string[];
+  description: string;
+  /** `whsec_…`: signs every delivery (Standard Webhooks). */
+  secret: string;
+  createdAt: number;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One event sent (or to send) to one endpoint, and how its attempts went. */
+export interface DeliveryRecord {
+  /** `msg_…`: the `webhook-id` header; the same on every attempt and re-send (receivers dedupe by it). */
+  id: string;
+  webhookId: string;
+  eventType: string;
+  /** The JSON body, as signed. */
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: number;
+  retryUntil: number;
+  responseStatus: number | null;
+  error: string | null;
+  createdAt: number;
+  lastAttemptAt: number | null;
+  deliveredAt: number | null;
+}
+
+/** What one attempt did: delivered, or when to try again (none: given up). */
+export type AttemptOutcome =
+  | { delivered: true; responseStatus: number }
+  | { delivered: false; responseStatus: number | null; error: string; nextAttemptAt: number | null };
+
+export interface WebhookRepo {
+  create(webhook: WebhookRecord): Promise<void>;
+  get(workspaceId: string, id: string): Promise<WebhookRecord | undefined>;
+  list(workspaceId: string): Promise<WebhookRecord[]>;
+  /** Deletes the webhook and its deliveries (false: none of that id in the workspace). */
+  delete(workspaceId: string, id: string): Promise<boolean>;
+  /** The workspace's webhooks that want this event. */
+  subscribed(workspaceId: string, eventType: string): Promise<WebhookRecord[]>;
+  /** Records deliveries, due now; one whose (webhook, dedupe key) is recorded already is left out. */
+  enqueue(
+    deliveries: { id: string; webhookId: string; eventType: string; dedupeKey: string; payload: string }[],
+    retryUntil: number,
+  ): Promise<void>;
+  /** Claims up to `limit` due deliveries for `leaseMs` (another process claims none of them meanwhile), with their webhooks. */
+  claimDue(now: number, limit: number, leaseMs: number): Promise<{ delivery: DeliveryRecord; webhook: WebhookRecord }[]>;
+  /** Records an attempt's outcome and releases the lease. */
+  recordAttempt(id: string, at: number, outcome: AttemptOutcome): Promise<void>;
+  /** A webhook's deliveries, newest first; `before`: a created_at/id cursor of the previous page. */
+  deliveries(webhookId: string, limit: number, before?: { createdAt: number; id: string }): Promise<DeliveryRecord[]>;
+  getDelivery(webhookId: string, id: string): Promise<DeliveryRecord | undefined>;
+  /** Makes a delivery due again now, with a new retry window (a re-send); answers it as it is then. */
+  resend(webhookId: string, id: string, now: number, retryUntil: number): Promise<DeliveryRecord | undefined>;
+  /** The project of an inbound URL secret (its SHA-256), if any. */
+  inboundProject(tokenHash: string): Promise<number | undefined>;
+  /** Sets a project's inbound URL secret (SHA-256), replacing any earlier one. */
+  setInbound(projectPk: number, tokenHash: string, at: number): Promise<void>;
+  /** Turns a project's inbound URL off (false: it had none). */
+  removeInbound(projectPk: number): Promise<boolean>;
+}
+
+/** A project's schedule (DESIGN §12): when its builder runs again. */
+export interface ScheduleRecord {
+  projectPk: number;
+  cron: string;
+  timezone: string;
+  nextRunAt: number;
+  lastRunAt: number | null;
+  /** What the last due time did: a run started, or why none did. */
+  lastOutcome: string | null;
+  createdAt: number;
+}
+
+export interface ScheduleRepo {
+  get(projectPk: number): Promise<ScheduleRecord | undefined>;
+  /** Sets (or replaces) a project's schedule. */
+  put(schedule: Omit<ScheduleRecord, 'lastRunAt' | 'lastOutcome'>): Promise<void>;
+  /** False: the project had none. */
+  remove(projectPk: number): Promise<boolean>;
+  /** Schedules due at `now`, oldest first. */
+  due(now: number, limit: number): Promise<ScheduleRecord[]>;
+  /**
+   * Takes a due time: moves the schedule from `dueAt` to `nextRunAt` in one statement, and answers
+   * whether this call did (of two processes taking one due time, one does).
+   */
+  take(projectPk: number, dueAt: number, nextRunAt: number): Promise<boolean>;
+  /** Records what a due time did. */
+  recordOutcome(projectPk: number, at: number, outcome: string): Promise<void>;
+}
+
 export interface Storage {
   workspaces: WorkspaceRepo;
   credits: CreditRepo;
@@ -534,6 +639,8 @@ export interface Storage {
   users: UserRepo;
   sessions: SessionRepo;
   oauth: OAuthRepo;
+  webhooks: WebhookRepo;
+  schedules: ScheduleRepo;
   /** Liveness of the database, for health checks. */
   ping(): Promise<void>;
   /** Migrations of this code the database has not applied yet (empty once start-up migrated it). */

@@ -74,6 +74,7 @@ describe('OpenAPI document', () => {
       ...operations.map((op) => `${op.method} ${BASE}${op.path}`),
       `GET ${BASE}/projects/{project_id}/events`,
       `GET ${BASE}/projects/{project_id}/export.csv`,
+      `POST ${BASE}/inbound/{token}`,
     ];
     expect(documented.sort()).toEqual(expected.sort());
     for (const op of operations) {

@@ -6,6 +6,8 @@ import { data, type McpTestService, startMcpTestService } from './mcp/mcp-suppor
 import { closedSchemaErrors } from './support/closed-schema.ts';
 import { DIALECTS } from './support/databases.ts';
 import { enc } from './support/test-service.ts';
+import { setEnv } from './plugins/enrich-helpers.ts';
+import { recordEvent } from '../core/webhooks/events.ts';
 
 /**
  * Response schemas are the truth (../shared/DESIGN.md §6): a typical flow calls every operation through
@@ -230,6 +232,44 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
     await rest('list_columns', `/projects/${projectId}/columns`);
     await rest('delete_icp', `/icps/${icp.id}`);
     await mcp('delete_icp', { icp_id: other.id });
+  });
+
+  test('webhooks, inbound URLs and schedules: create, list, log, re-send, delete', async () => {
+    const endpoint = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response(null, { status: 204 }) });
+    const restore = setEnv({ ALLOW_PRIVATE_NETWORK: '127.0.0.1' });
+    try {
+      const url = `http://127.0.0.1:${endpoint.port}/hook`;
+      const hook = await rest('create_webhook', '/webhooks', { url, events: ['builder.completed'], description: 'REST' });
+      const other = await mcp('create_webhook', { url, events_json: JSON.stringify(['column.completed', 'row.enriched']) });
+      await rest('list_webhooks', '/webhooks');
+      await mcp('list_webhooks');
+      await recordEvent(t.service.kernel, t.workspaceId, 'builder.completed', 'schema-test', { project_id: projectId });
+      for (let i = 0; (await t.api('GET', `/webhooks/${hook.id}/deliveries`)).body.deliveries[0]?.status !== 'delivered'; i++) {
+        if (i > 200) throw new Error('not delivered');
+        await Bun.sleep(25);
+      }
+      const log = await rest('list_webhook_deliveries', `/webhooks/${hook.id}/deliveries`);
+      await mcp('list_webhook_deliveries', { webhook_id: hook.id, limit: 5 });
+      await rest('resend_webhook_delivery', `/webhooks/${hook.id}/deliveries/${log.deliveries[0].id}/resend`);
+      await mcp('resend_webhook_delivery', { webhook_id: hook.id, delivery_id: log.deliveries[0].id });
+      await rest('delete_webhook', `/webhooks/${hook.id}`);
+      await mcp('delete_webhook', { webhook_id: other.id });
+    } finally {
+      restore();
+      endpoint.stop(true);
+    }
+    await rest('update_project_settings', `/projects/${projectId}/settings`, { unique_columns: ['Name'] });
+    await rest('set_project_schedule', `/projects/${projectId}/schedule`, { cron: '0 7 * * 1-5', timezone: 'Europe/Paris' });
+    await mcp('set_project_schedule', { project_id: projectId, cron: '30 6 * * *' });
+    await rest('get_project_schedule', `/projects/${projectId}/schedule`);
+    await mcp('get_project_schedule', { project_id: projectId });
+    await rest('delete_project_schedule', `/projects/${projectId}/schedule`);
+    await mcp('delete_project_schedule', { project_id: projectId });
+    await rest('update_project_settings', `/projects/${projectId}/settings`, { unique_columns: [] });
+    await rest('create_inbound_url', `/projects/${projectId}/inbound`);
+    await mcp('create_inbound_url', { project_id: projectId });
+    await rest('delete_inbound_url', `/projects/${projectId}/inbound`);
+    await mcp('delete_inbound_url', { project_id: projectId });
   });
 
   test('deletes: rows and projects', async () => {

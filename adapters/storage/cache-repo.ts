@@ -20,9 +20,8 @@ export class SqlEnrichmentCache implements EnrichmentCache {
     return out;
   }
 
-  async putMany(entries: { key: string; value: unknown }[], ttlMs: number): Promise<void> {
+  async putMany(entries: { key: string; value: unknown }[], ttlMs: number, fetched_at: number): Promise<void> {
     if (entries.length === 0) return;
-    const fetched_at = Date.now();
     const expires_at = fetched_at + ttlMs;
     const values = entries.map((e) => ({ cache_key: e.key, value: JSON.stringify(e.value), expires_at, fetched_at }));
     const q = this.database.db.insertInto('enrichment_cache').values(values);

@@ -318,6 +318,22 @@ export class SqlProjectRepo implements ProjectRepo {
   async setBuilderState(pk: number, state: BuilderRunState): Promise<void> {
     await this.db.updateTable('projects').set(builderStateValues(state)).where('pk', '=', pk).execute();
   }
+
+  async restartBuilder(pk: number, state: BuilderRunState, jobs: JobsOf<void>): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      // The status test is in the UPDATE itself: of two starts at once, one changes the record.
+      const r = await trx
+        .updateTable('projects')
+        .set(builderStateValues(state))
+        .where('pk', '=', pk)
+        .where('deleted_at', 'is', null)
+        .where('builder_status', 'not in', ['queued', 'running'])
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return false;
+      await storeJobs(trx, jobs());
+      return true;
+    });
+  }
 }
 
 /** The `projects` columns a builder state update writes (fields left undefined are not touched). */

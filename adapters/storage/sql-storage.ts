@@ -14,6 +14,8 @@ import { SqlProjectRepo } from './project-repo.ts';
 import { SqlRowRepo } from './rows/sql-row-repo.ts';
 import { SqlSessionRepo } from './session-repo.ts';
 import { SqlUserRepo } from './user-repo.ts';
+import { SqlScheduleRepo } from './schedule-repo.ts';
+import { SqlWebhookRepo } from './webhook-repo.ts';
 import { SqlWorkspaceRepo } from './workspace-repo.ts';
 
 /** Storage over Kysely: the same repositories serve MySQL/MariaDB and SQLite. */
@@ -41,6 +43,8 @@ export async function openStorage(url: string, options: { migrate?: boolean; poo
     users: new SqlUserRepo(database),
     sessions: new SqlSessionRepo(database),
     oauth: new SqlOAuthRepo(database),
+    webhooks: new SqlWebhookRepo(database),
+    schedules: new SqlScheduleRepo(database),
     ping: async () => {
       await sql`SELECT 1`.execute(database.db);
     },

@@ -333,6 +333,51 @@ export interface RowChangeTable {
   col_no: number | null;
 }
 
+export interface WebhookTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  /** JSON array of event types. */
+  events: string;
+  description: string;
+  secret: string;
+  created_at: number;
+}
+
+export interface WebhookDeliveryTable {
+  id: string;
+  webhook_id: string;
+  event_type: string;
+  dedupe_key: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  retry_until: number;
+  lease_until: number;
+  response_status: number | null;
+  error: string | null;
+  created_at: number;
+  last_attempt_at: number | null;
+  delivered_at: number | null;
+}
+
+export interface InboundUrlTable {
+  project_pk: number;
+  token_hash: string;
+  created_at: number;
+}
+
+export interface ScheduleTable {
+  project_pk: number;
+  cron: string;
+  timezone: string;
+  next_run_at: number;
+  last_run_at: number | null;
+  last_outcome: string | null;
+  created_at: number;
+}
+
 export interface Tables {
   workspaces: WorkspaceTable;
   api_keys: ApiKeyTable;
@@ -364,4 +409,8 @@ export interface Tables {
   oauth_grants: OAuthGrantTable;
   oauth_refresh_tokens: OAuthRefreshTokenTable;
   oauth_signing_keys: OAuthSigningKeyTable;
+  webhooks: WebhookTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  inbound_urls: InboundUrlTable;
+  schedules: ScheduleTable;
 }

@@ -1,5 +1,6 @@
 import { ServiceError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
+import type { BuilderCheckpoint } from '../model.ts';
 import type { AnyBuilder } from '../plugins/plugin-types.ts';
 import { keyCapError } from './key-caps.ts';
 
@@ -11,8 +12,23 @@ export function builderReservation(builder: AnyBuilder, target: number): number 
   return Math.max(0, builder.cost.credits) * target;
 }
 
-const reserveKey = (projectId: string) => `builder:${projectId}:reserve`;
-const refundKey = (projectId: string) => `builder:${projectId}:refund`;
+/**
+ * A run after the project's first (a schedule's): its reservation and refund are its own, and it
+ * settles knowing the rows the earlier runs paid for (they are in the project's builder net).
+ */
+export interface BuilderRunScope {
+  run: string;
+  rowsBefore: number;
+}
+
+/** The scope a run's checkpoint names (none: the project's first run). */
+export const runScopeOf = (checkpoint: BuilderCheckpoint | null | undefined): BuilderRunScope | undefined =>
+  checkpoint?.run ? { run: checkpoint.run, rowsBefore: checkpoint.rows_before ?? 0 } : undefined;
+
+const reserveKey = (projectId: string, scope?: BuilderRunScope) =>
+  scope ? `builder:${projectId}:${scope.run}:reserve` : `builder:${projectId}:reserve`;
+const refundKey = (projectId: string, scope?: BuilderRunScope) =>
+  scope ? `builder:${projectId}:${scope.run}:refund` : `builder:${projectId}:refund`;
 
 /** Reserves a builder run's credits before the project exists; 402 `insufficient_credits` otherwise. */
 export async function reserveBuilderCredits(
@@ -22,6 +38,7 @@ export async function reserveBuilderCredits(
   builder: AnyBuilder,
   target: number,
   keyId?: string,
+  scope?: BuilderRunScope,
 ): Promise<number> {
   const amount = builderReservation(builder, target);
   if (amount === 0) return 0;
@@ -29,7 +46,7 @@ export async function reserveBuilderCredits(
     kernel.storage.credits.debit(workspaceId, 'reserve', amount, {
       projectId,
       pluginId: builder.id,
-      idemKey: reserveKey(projectId),
+      idemKey: reserveKey(projectId, scope),
       note: `${builder.id}: up to ${target} rows`,
       keyId: keyId ?? null,
     });
@@ -60,10 +77,11 @@ export async function settleBuilderCredits(
   projectId: string,
   builder: AnyBuilder,
   rowsCreated: number,
+  scope?: BuilderRunScope,
 ): Promise<void> {
   if (builder.cost.credits <= 0) return;
   const held = await kernel.storage.credits.projectNet(projectId, builder.id);
-  const spent = rowsCreated * builder.cost.credits;
+  const spent = ((scope?.rowsBefore ?? 0) + rowsCreated) * builder.cost.credits;
   if (held - spent <= 0) return;
   await kernel.storage.credits.refund(
     workspaceId,
@@ -71,14 +89,20 @@ export async function settleBuilderCredits(
     {
       projectId,
       pluginId: builder.id,
-      idemKey: refundKey(projectId),
+      idemKey: refundKey(projectId, scope),
       note: `${builder.id}: ${rowsCreated} rows written`,
     },
-    { charge: reserveKey(projectId) },
+    { charge: reserveKey(projectId, scope) },
   ); // what the key did not spend goes back to the month it reserved in
 }
 
 /** Returns a whole reservation (the project could not be created or started). */
-export async function releaseBuilderCredits(kernel: Kernel, workspaceId: string, projectId: string, builder: AnyBuilder): Promise<void> {
-  await settleBuilderCredits(kernel, workspaceId, projectId, builder, 0);
+export async function releaseBuilderCredits(
+  kernel: Kernel,
+  workspaceId: string,
+  projectId: string,
+  builder: AnyBuilder,
+  scope?: BuilderRunScope,
+): Promise<void> {
+  await settleBuilderCredits(kernel, workspaceId, projectId, builder, 0, scope);
 }

@@ -66,6 +66,11 @@ export function publishingStorage(storage: Storage, events: ProjectEventBus): St
         await projects.setBuilderState(...args);
         builder(...args);
       },
+      restartBuilder: async (...args: Parameters<typeof projects.restartBuilder>) => {
+        const started = await projects.restartBuilder(...args);
+        if (started) builder(args[0], args[1]);
+        return started;
+      },
     }),
   };
 }

@@ -1,7 +1,7 @@
 import { EXAMPLE_IDS } from '../operations/examples.ts';
 import type { Json } from './openapi-schemas.ts';
 
-const failure = (description: string, detail: string): Json => ({
+export const failure = (description: string, detail: string): Json => ({
   description,
   headers: { 'x-request-id': { $ref: '#/components/headers/X-Request-Id' } },
   content: {

@@ -7,13 +7,14 @@ export const TAGS: { name: string; segments: string[]; description: string }[] =
   },
   {
     name: 'Projects',
-    segments: ['projects', 'wait', 'settings'],
+    segments: ['projects', 'wait', 'settings', 'schedule'],
     description: 'A project is a table of company rows made by a builder run; follow the run on the project itself.',
   },
   {
     name: 'Rows',
-    segments: ['rows', 'exports', 'export.csv'],
-    description: 'Add, page, filter, sort, export and delete the rows of a project; tool cells fill in the background.',
+    segments: ['rows', 'exports', 'export.csv', 'inbound'],
+    description:
+      'Add, page, filter, sort, export and delete the rows of a project, or let other systems post rows to an inbound URL; tool cells fill in the background.',
   },
   {
     name: 'Columns',
@@ -28,6 +29,11 @@ export const TAGS: { name: string; segments: string[]; description: string }[] =
   },
   { name: 'ICPs', segments: ['icps'], description: 'Ideal Customer Profiles and the scoring of a project’s rows against one.' },
   { name: 'Credits', segments: ['credits'], description: 'The workspace’s balance, plan and spending.' },
+  {
+    name: 'Webhooks',
+    segments: ['webhooks'],
+    description: 'Events sent to your URLs (Standard Webhooks signatures, retried for 24 h), and their delivery log.',
+  },
 ];
 
 /**

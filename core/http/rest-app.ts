@@ -19,6 +19,7 @@ import { jsonQueryNames, readJson, restQuery } from './rest-input.ts';
 import { routeMethods } from './route-methods.ts';
 import { signinRoutes } from './signin/signin-routes.ts';
 import { exportRoute } from './export-route.ts';
+import { inboundRoute } from './inbound-route.ts';
 import { projectEventsRoute } from './project-events-route.ts';
 import { accountRoutes } from './account-routes.ts';
 import { OAUTH_OPEN_PATHS, OAUTH_ROUTES, oauthRoutes } from './oauth/oauth-routes.ts';
@@ -87,6 +88,7 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
     .use(signinRoutes(kernel))
     .use(projectEventsRoute(kernel))
     .use(exportRoute(kernel))
+    .use(inboundRoute(kernel))
     .use(accountRoutes(kernel))
     .use(oauthRoutes(kernel))
     .use(consoleRoutes(kernel));

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isStoreUnavailable } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
+import { tellWebhooks } from '../webhooks/events.ts';
 import type { BuilderRunState } from '../storage.ts';
 import { log } from '../log.ts';
 import { pluginContext } from '../plugins/plugin-context.ts';
@@ -8,7 +9,7 @@ import type { BuilderCheckpoint, Cell, Column, ExecutionLogEntry, Project } from
 import { planRules } from '../plans.ts';
 import type { AnyBuilder, BuilderPage, BuilderRunContext, BuiltRow } from '../plugins/plugin-types.ts';
 import { ProviderError } from '../plugins/provider-http.ts';
-import { settleBuilderCredits } from '../credits/charges.ts';
+import { runScopeOf, settleBuilderCredits } from '../credits/charges.ts';
 import { rowRoom } from '../services/quotas.ts';
 import { insertRows } from '../services/row-insert.ts';
 import { breathe } from './breathe.ts';
@@ -66,6 +67,11 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
     return logEntries;
   };
   if (!builder) {
+    await tellBuilderEnded(kernel, project, logEntries, {
+      status: 'failed',
+      rows_created: 0,
+      error: `builder "${project.builderId}" is no longer installed`,
+    });
     await projects.setBuilderState(project.pk, {
       builderStatus: 'failed',
       builderError: `builder "${project.builderId}" is no longer installed`,
@@ -78,6 +84,8 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
   const target = Math.min(builder.target(form), builder.maxRows);
   const checkpoint: BuilderCheckpoint = project.builderCheckpoint ?? { rows_created: 0, pages: 0 };
   const resuming = project.builderStatus === 'running' && checkpoint.pages > 0;
+  const scope = runScopeOf(checkpoint);
+  const scoped = scope ? { run: scope.run, rows_before: scope.rowsBefore } : {};
   await projects.setBuilderState(project.pk, {
     builderStatus: 'running',
     builderError: null,
@@ -119,7 +127,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       const current = await projects.getByPk(project.pk);
       if (!current) {
         log.info('builder run stopped: project deleted', { job_id: job.id, worker: jobCtx.workerId });
-        await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created);
+        await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created, scope);
         return;
       }
       const plan = (await kernel.storage.workspaces.get(project.workspaceId))?.plan ?? 'free';
@@ -151,7 +159,12 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
         return {
           builderStatus: 'running',
           builderProgress: { rows_created: after.created, target },
-          checkpoint: { rows_created: after.created, pages: after.pages, ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) },
+          checkpoint: {
+            rows_created: after.created,
+            pages: after.pages,
+            ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
+            ...scoped,
+          },
           log: [...logEntries, entry].slice(-LOG_LIMIT),
         };
       };
@@ -165,7 +178,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       // The plugin fetches its next page when asked for it: spend the provider budget first.
       await awaitProviderBudget(kernel.rateLimiter, builder, ctx.providerMode, ctx.signal);
     }
-    await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created);
+    await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created, scope);
     // A run cut short by a limit still completes (its rows are kept), with a warning shown in builder_status.
     if (stopped) {
       note({ step: 'warning', message: stopped, total_rows: created });
@@ -177,6 +190,12 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
         rows: created,
       });
     }
+    await tellBuilderEnded(kernel, project, logEntries, {
+      status: 'completed',
+      rows_created: created,
+      error: null,
+      warning: stopped ?? null,
+    });
     await projects.setBuilderState(project.pk, {
       builderStatus: 'completed',
       builderError: null,
@@ -204,7 +223,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       });
       throw retryableError(message);
     }
-    await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created);
+    await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created, scope);
     await failRun(
       kernel,
       project,
@@ -222,6 +241,25 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
   }
 }
 
+/**
+ * builder.completed / builder.failed for the workspace's webhooks, told before the run's end is
+ * written: a crash in between runs the end again, and the event's key (the run's start) makes it one.
+ */
+async function tellBuilderEnded(
+  kernel: Kernel,
+  project: Project,
+  logEntries: ExecutionLogEntry[],
+  outcome: { status: 'completed' | 'failed'; rows_created: number; error: string | null; warning?: string | null },
+): Promise<void> {
+  const started = [...logEntries].reverse().find((e) => e.step === 'started')?.at ?? 'run';
+  await tellWebhooks(kernel, project.workspaceId, `builder.${outcome.status}`, `${project.id}:${started}`, {
+    project_id: project.id,
+    name: project.name,
+    builder_id: project.builderId,
+    ...outcome,
+  });
+}
+
 async function failRun(
   kernel: Kernel,
   project: Project,
@@ -229,6 +267,7 @@ async function failRun(
   logEntries: ExecutionLogEntry[],
   progress: Project['builderProgress'],
 ): Promise<void> {
+  await tellBuilderEnded(kernel, project, logEntries, { status: 'failed', rows_created: progress?.rows_created ?? 0, error: message });
   await kernel.storage.projects.setBuilderState(project.pk, {
     builderStatus: 'failed',
     builderError: message,

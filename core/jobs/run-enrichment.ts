@@ -4,6 +4,7 @@ import type { CellMeta } from '../model.ts';
 import type { AnyTool } from '../plugins/plugin-types.ts';
 import type { ToolRunFigures } from '../storage.ts';
 import { log } from '../log.ts';
+import { webhookEventJobs } from '../webhooks/event-job.ts';
 import { toolContext } from '../plugins/plugin-context.ts';
 import { applyRunCondition } from './enrichment/apply-condition.ts';
 import { chargeRows, type HeldRow, refundRows } from './enrichment/charge-rows.ts';
@@ -86,7 +87,7 @@ async function runSteps(kernel: Kernel, batch: EnrichBatch, jobCtx: JobContext, 
     const outcome = classifyResults({ tool, isLast, lastAttempt: jobCtx.lastAttempt, cacheKeys: cached.keys }, paid, results, settled);
     await refundRows(kernel, batch, tool, outcome.refund, spent);
     const ttl = cacheTtlMs(kernel, tool);
-    if (outcome.toCache.length && ttl > 0) await kernel.storage.cache.putMany(outcome.toCache, ttl);
+    if (outcome.toCache.length && ttl > 0) await kernel.storage.cache.putMany(outcome.toCache, ttl, fetchedAt);
     out.retry.push(...outcome.retry.map((r) => r.row.seq));
     if (outcome.retry.length) out.lastError = outcome.lastError;
     // What this tool did, for its stats and `order: "auto"`: rows it settled or passed on (not those retried later).
@@ -203,8 +204,11 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
     if (from) cell.m = { ...from, credits: Math.max(0, spent.get(seq) ?? 0) };
   }
 
-  // The results and the jobs of the columns waiting for them commit together.
-  const follow = dependentJobs(kernel, batch, [...settled.keys()]);
+  // The results, the jobs of the columns waiting for them and of the webhooks told of them commit together.
+  const follow = [
+    ...dependentJobs(kernel, batch, [...settled.keys()]),
+    ...(await webhookEventJobs(kernel, project, column, [...settled.keys()])),
+  ];
   await writeStartingJobs(
     kernel,
     () => follow,

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { settleBuilderCredits } from '../credits/charges.ts';
+import { runScopeOf, settleBuilderCredits } from '../credits/charges.ts';
 import { EXAMPLE_IDS } from './examples.ts';
 import { defineOperation } from './operation.ts';
 import { ProjectIdParams } from './schemas.ts';
@@ -20,8 +20,12 @@ export const deleteProject = defineOperation({
     // A build that had not finished gives back what it did not spend (the run itself stops at its next page).
     const builder = project.builderId ? kernel.plugins.builder(project.builderId) : undefined;
     if (builder && ['queued', 'running'].includes(project.builderStatus)) {
-      const rows = (await kernel.storage.rows.counts([project.pk])).get(project.pk) ?? 0;
-      await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, rows);
+      const scope = runScopeOf(project.builderCheckpoint);
+      // A scheduled run's rows are those of its checkpoint; the first run's, the project's rows.
+      const rows = scope
+        ? (project.builderCheckpoint?.rows_created ?? 0)
+        : ((await kernel.storage.rows.counts([project.pk])).get(project.pk) ?? 0);
+      await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, rows, scope);
     }
     return { deleted: true as const };
   },

@@ -19,6 +19,8 @@ export const EXAMPLE_IDS = {
   fitColumn: '01a20a82-5d8b-7679-b329-d39ecbef8429',
   icp: '01a20a82-5d80-749c-8460-e606ab32e6a4',
   run: '01a20a82-5d90-7294-b560-472ea968527b',
+  webhook: '01a20b13-77c4-7d0e-a1f2-5c8e2f4b9a10',
+  delivery: 'msg_01a20b1477c47d0ea1f25c8e2f4b9a11',
 };
 
 const CREATED = '2026-11-23T22:29:08.975Z';

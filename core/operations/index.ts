@@ -9,9 +9,19 @@ import { createProject, estimateBuilder, getProject, listProjects, waitForProjec
 import { addRowOp, getRowOp, listRowsOp, searchRowsOp } from './rows.ts';
 import { addRowsOp } from './rows-batch.ts';
 import { exportProject } from './exports.ts';
+import { deleteProjectSchedule, getProjectSchedule, setProjectSchedule } from './schedules.ts';
 import { updateProjectSettings } from './settings.ts';
 import { getToolStats } from './tool-stats.ts';
 import { listTools, searchToolsOp } from './tools.ts';
+import {
+  createInboundUrlOp,
+  createWebhookOp,
+  deleteInboundUrl,
+  deleteWebhook,
+  listWebhookDeliveries,
+  listWebhooks,
+  resendWebhookDelivery,
+} from './webhooks.ts';
 
 /** The operation table: every public action, from which REST routes, OpenAPI and MCP tools are generated. */
 export const operations: AnyOperation[] = [
@@ -23,12 +33,17 @@ export const operations: AnyOperation[] = [
   waitForProject,
   deleteProject,
   updateProjectSettings,
+  setProjectSchedule,
+  getProjectSchedule,
+  deleteProjectSchedule,
   addRowOp,
   addRowsOp,
   listRowsOp,
   searchRowsOp,
   getRowOp,
   exportProject,
+  createInboundUrlOp,
+  deleteInboundUrl,
   deleteRows,
   listColumns,
   createColumnOp,
@@ -47,4 +62,9 @@ export const operations: AnyOperation[] = [
   scoreIcp,
   getIcpScoreRun,
   getCredits,
+  createWebhookOp,
+  listWebhooks,
+  deleteWebhook,
+  listWebhookDeliveries,
+  resendWebhookDelivery,
 ];

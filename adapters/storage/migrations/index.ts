@@ -17,6 +17,8 @@ import { accounts } from './015-accounts.ts';
 import { oauthServer } from './016-oauth-server.ts';
 import { spendControl } from './017-spend-control.ts';
 import { uniqueKeys } from './018-unique-keys.ts';
+import { webhooks } from './019-webhooks.ts';
+import { schedules } from './020-schedules.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(types: SchemaTypes): MigrationProvider {
@@ -40,6 +42,8 @@ export function migrationProvider(types: SchemaTypes): MigrationProvider {
         '016-oauth-server': oauthServer(types),
         '017-spend-control': spendControl(types),
         '018-unique-keys': uniqueKeys(types),
+        '019-webhooks': webhooks(types),
+        '020-schedules': schedules(types),
       };
     },
   };

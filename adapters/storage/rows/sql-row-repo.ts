@@ -77,6 +77,10 @@ export class SqlRowRepo implements RowRepo {
     return this.counters.counts(projectPks);
   }
 
+  async version(projectPk: number): Promise<number> {
+    return (await this.counters.countAndVersion(projectPk)).version;
+  }
+
   softDelete(projectPk: number, seqs: number[]): Promise<number> {
     return this.writer.softDelete(projectPk, seqs);
   }

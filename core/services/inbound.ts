@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { ServiceError, validationError } from '../errors.ts';
+import type { Kernel } from '../kernel.ts';
+import type { Project } from '../model.ts';
+import { MAX_BATCH_ROWS } from '../operations/rows-batch.ts';
+import { admitCall } from './admission.ts';
+import { hashApiKey } from './api-keys.ts';
+import { checkRowQuota } from './quotas.ts';
+import { insertRows } from './row-insert.ts';
+import { cellsFromCompany } from './rows.ts';
+
+/** The address of an inbound URL; its last segment is the secret. */
+const inboundUrl = (kernel: Kernel, token: string) =>
+  `${kernel.oauth.issuer.replace(/\/+$/, '')}${kernel.config.basePath}/inbound/${token}`;
+
+/**
+ * POST /projects/{id}/inbound: a new inbound URL for the project (DESIGN §12). The URL is the
+ * credential — a program that holds no API key posts rows to it — so only its SHA-256 is kept and
+ * the URL is shown once; asking again replaces it (the old one stops working).
+ */
+export async function createInboundUrl(kernel: Kernel, project: Project) {
+  const token = `in_${randomBytes(24).toString('base64url')}`;
+  const now = Date.now();
+  await kernel.storage.webhooks.setInbound(project.pk, hashApiKey(token), now);
+  return { url: inboundUrl(kernel, token), created_at: new Date(now).toISOString() };
+}
+
+/** The rows an inbound body carries: one company map (bare, or as `{"company": {…}}`) or an array of them. */
+function companiesOf(body: unknown): Record<string, unknown>[] {
+  const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const shape = 'Send a JSON object mapping column names to values, {"company": {…}}, or an array of such objects';
+  if (Array.isArray(body)) {
+    if (body.length === 0) throw validationError(`The array is empty. ${shape}.`, [{ path: '', message: 'no rows' }]);
+    if (body.length > MAX_BATCH_ROWS)
+      throw validationError(`At most ${MAX_BATCH_ROWS} rows per request; send the rest in further requests.`, [
+        { path: '', message: `${body.length} rows` },
+      ]);
+    const bad = body.findIndex((item) => !isMap(item));
+    if (bad >= 0) throw validationError(`[${bad}] is not an object. ${shape}.`, [{ path: `[${bad}]`, message: 'not an object' }]);
+    return body as Record<string, unknown>[];
+  }
+  if (!isMap(body)) throw validationError(`${shape}.`, [{ path: '', message: 'not an object or array' }]);
+  const keys = Object.keys(body);
+  if (keys.length === 1 && keys[0] === 'company' && isMap(body.company)) return [body.company];
+  return [body];
+}
+
+/**
+ * POST {BASE_PATH}/inbound/{token}: adds the rows of the body to the URL's project, as add_rows does
+ * (unique keys apply; auto-run columns start), with no API key. Input columns left out are empty;
+ * a name that is no input column is a 422 and nothing is written. Rate-limited as a caller of the
+ * workspace's plan, per URL.
+ */
+export async function receiveInbound(kernel: Kernel, token: string, body: unknown) {
+  const unknownUrl = new ServiceError(
+    'not_found',
+    'No inbound URL here: it was replaced or turned off (POST /projects/{id}/inbound makes a new one)',
+  );
+  const pk = /^in_[\w-]{20,64}$/.test(token) ? await kernel.storage.webhooks.inboundProject(hashApiKey(token)) : undefined;
+  const project = pk === undefined ? undefined : await kernel.storage.projects.getByPk(pk);
+  const workspace = project && (await kernel.storage.workspaces.get(project.workspaceId));
+  if (!project || !workspace) throw unknownUrl;
+  const headers = await admitCall(kernel, workspace, `inbound:${project.id}`);
+  const companies = companiesOf(body);
+  const columns = await kernel.storage.projects.columns(project);
+  const empty = Object.fromEntries(columns.filter((c) => c.type === 'input').map((c) => [c.name, null]));
+  const cells = companies.map((company, i) => {
+    try {
+      return cellsFromCompany(columns, { ...empty, ...company });
+    } catch (e) {
+      if (!(e instanceof ServiceError)) throw e;
+      const detail = typeof e.detail === 'string' ? { message: e.detail } : e.detail;
+      const message = companies.length > 1 ? `[${i}]: ${String(detail.message)}` : String(detail.message);
+      throw new ServiceError('validation_error', { ...detail, message, row_index: i }, { status: 422 });
+    }
+  });
+  await checkRowQuota(kernel, workspace, project.pk, cells.length);
+  const out = await insertRows(kernel, project, columns, cells, {});
+  const created = out.created.filter(Boolean).length;
+  return {
+    headers,
+    body: {
+      project_id: project.id,
+      row_ids: out.seqs.map(String),
+      created,
+      existing: cells.length - created,
+    },
+  };
+}
