@@ -32,12 +32,13 @@ export async function loadSession(): Promise<Session | undefined> {
   return current;
 }
 
-/** A failed call: the service's `detail` as a sentence, and its field errors by path. */
+/** A failed call: the service's `detail` as a sentence, its field errors by path, and the whole `detail` (a 409's duplicates…). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly fields: Record<string, string> = {},
+    readonly detail: unknown = undefined,
   ) {
     super(message);
   }
@@ -59,7 +60,7 @@ async function call<T>(url: string, method: string, body?: unknown): Promise<T> 
     const message = typeof detail === 'string' ? detail : (detail?.message ?? `The service answered ${r.status}`);
     const fields: Record<string, string> = {};
     for (const e of detail?.errors ?? []) fields[e.path] = e.message;
-    throw new ApiError(r.status, message, fields);
+    throw new ApiError(r.status, message, fields, detail);
   }
   return parsed as T;
 }

@@ -2,6 +2,7 @@ import { ErrorNote } from '../error-note.tsx';
 import { ListTable } from '../list-table.tsx';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, account, boot, session } from '../api.ts';
+import { CopyButton } from '../copy-button.tsx';
 
 interface Key {
   prefix: string;
@@ -90,22 +91,6 @@ function CapDialog({ item, onSaved, onClose }: { item: Key; onSaved: () => Promi
         </div>
       </form>
     </dialog>
-  );
-}
-
-function CopyButton({ text, label }: { text: string; label: string }) {
-  const [done, setDone] = useState(false);
-  return (
-    <button
-      type="button"
-      onClick={async () => {
-        await navigator.clipboard.writeText(text);
-        setDone(true);
-        setTimeout(() => setDone(false), 2000);
-      }}
-    >
-      {done ? 'Copied' : label}
-    </button>
   );
 }
 
