@@ -10,6 +10,7 @@ export const CONSOLE_PAGES = [
   '/',
   '/projects',
   '/projects/:project_id',
+  '/projects/:project_id/settings',
   '/settings/integration',
   '/settings/credits',
   '/settings/members',

@@ -32,6 +32,7 @@ interface Project {
   row_count: number;
   builder_status: { type: string; error_message: string | null; progress?: { rows_created: number; target: number }; warning?: string };
   lead_gen_execution_log?: { at: string; step: string; message: string }[];
+  settings?: { unique_columns: string[] };
 }
 interface ApiCell {
   value: unknown;
@@ -220,8 +221,16 @@ export function ProjectTablePage({ id }: { id: string }) {
       <h1>{project?.name ?? 'Project'}</h1>
       <ErrorNote message={error} />
       {project && (
+        <p>
+          <a href={`/projects/${encodeURIComponent(id)}/settings`}>Project settings</a>: unique key, schedule, inbound URL
+        </p>
+      )}
+      {project && (
         <p class="meta" aria-live="polite">
           {(total ?? project.row_count).toLocaleString()} rows
+          {project.settings &&
+            project.settings.unique_columns.length > 0 &&
+            ` · unique key: ${project.settings.unique_columns.join(' + ')}`}
           {b && b.type !== 'completed' && (
             <>
               {' '}
