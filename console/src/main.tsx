@@ -8,6 +8,7 @@ import { ApiKeysPage } from './pages/settings-api.tsx';
 import { CreditsPage } from './pages/settings-credits.tsx';
 import { MembersPage } from './pages/settings-members.tsx';
 import { ConnectionsPage } from './pages/settings-connections.tsx';
+import { WebhooksPage } from './pages/settings-webhooks.tsx';
 import { location$ } from './router.ts';
 import './styles.css';
 
@@ -26,6 +27,7 @@ function Page() {
   if (url.pathname === '/settings/credits') return <CreditsPage />;
   if (url.pathname === '/settings/members') return <MembersPage />;
   if (url.pathname === '/settings/connections') return <ConnectionsPage />;
+  if (url.pathname === '/settings/webhooks') return <WebhooksPage />;
   return (
     <main class="page">
       <h1>Not found</h1>
@@ -50,6 +52,7 @@ function Layout() {
           <a href="/settings/credits">Credits</a>
           <a href="/settings/members">Members</a>
           <a href="/settings/connections">Connected apps</a>
+          <a href="/settings/webhooks">Webhooks</a>
         </nav>
         <div class="who">
           <span>

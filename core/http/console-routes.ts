@@ -15,6 +15,7 @@ export const CONSOLE_PAGES = [
   '/settings/credits',
   '/settings/members',
   '/settings/connections',
+  '/settings/webhooks',
 ];
 
 const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
