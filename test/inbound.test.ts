@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { captureLog } from './support/capture-log.ts';
 import { DIALECTS } from './support/databases.ts';
 import { startTestService, type TestService } from './support/test-service.ts';
 
@@ -80,6 +81,16 @@ describe.each(DIALECTS)('inbound URLs on %s', (dialect) => {
       expect(typeof detail === 'string' ? detail : detail.message).toContain(words);
     }
     expect(await names()).toEqual(before);
+  });
+
+  test('the access log names the route, never the URL (its last segment is the secret)', async () => {
+    const secret = url.split('/').pop() as string;
+    const { text, lines } = await captureLog(async () => {
+      expect((await post({ Name: 'Logged' })).status).toBe(201);
+    });
+    const line = lines.find((l) => l.msg === 'request' && l.method === 'POST');
+    expect(line?.route).toBe('/api/enterprise/inbound/{token}');
+    expect(text).not.toContain(secret);
   });
 
   test('a new URL replaces the old one; DELETE turns it off; unknown URLs and other workspaces are 404s', async () => {

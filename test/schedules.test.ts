@@ -84,6 +84,7 @@ describe.each(DIALECTS)('schedules on %s', (dialect: Dialect) => {
     }
     // Too often for the operator's SCHEDULE_MIN_INTERVAL_S (default 300): every minute is refused.
     expect(() => checkCron({ cron: '* * * * *', timezone: 'UTC' }, 300_000)).toThrow('at most every 300 s');
+    expect(() => checkCron({ cron: '0,59 6,7 * * *', timezone: 'UTC' }, 300_000)).toThrow('runs every 60 s');
     const other = await t.newWorkspace();
     const theirs = await t.api('PUT', `/projects/${pid}/schedule`, {
       body: { cron: '0 7 * * *' },
@@ -145,5 +146,53 @@ describe.each(DIALECTS)('schedules on %s', (dialect: Dialect) => {
     expect((await steps()).filter((s) => s === 'scheduled').length).toBe(scheduled);
     expect(await names()).not.toContain('Golf');
     expect((await api('GET', `/projects/${pid}/schedule`)).status).toBe(404);
+  });
+});
+
+/** Near the plan's rows per project, rows the project holds already take no room: the new ones still come in. */
+describe.each(DIALECTS)('a scheduled run near the row limit on %s', (dialect: Dialect) => {
+  test('4 of 5 rows held, the source sends them again plus 1 new: the new row is written, no limit warning', async () => {
+    const places = ['Alpha', 'Bravo', 'Charlie', 'Delta'];
+    const source = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: () => Response.json({ places: places.map((name) => ({ displayName: { text: name } })) }),
+    });
+    const restore = setEnv({
+      GOOGLE_MAPS_API_KEY: 'k',
+      GOOGLE_MAPS_BASE_URL: `http://127.0.0.1:${source.port}`,
+      ALLOW_PRIVATE_NETWORK: '1',
+    });
+    const t = await startTestService(dialect, {
+      PROVIDER_MODE: 'live',
+      SCHEDULE_MIN_INTERVAL_S: '1',
+      SCHEDULE_POLL_MS: '100',
+      PLANS_JSON: JSON.stringify({ small: { apiAccess: true, maxRowsPerProject: 5, requestsPerMinute: null } }),
+    });
+    try {
+      const ws = await t.newWorkspace('small', 100);
+      const as = { headers: { 'service-api-key': ws.key } };
+      const made = await t.api('POST', '/projects', {
+        ...as,
+        body: { builder_id: 'google_maps_search', form_data: { query: 'x', max_results: 20 } },
+      });
+      const pid = made.body.project_id;
+      await waitForBuilder({ ...t, api: (m, path, init) => t.api(m, path, { ...init, ...as }) }, pid);
+      await t.api('PUT', `/projects/${pid}/settings`, { ...as, body: { unique_columns: ['Name'] } });
+      places.push('Echo');
+      await t.api('PUT', `/projects/${pid}/schedule`, { ...as, body: { cron: '* * * * * *' } });
+      const rows = async () => (await t.api('GET', `/projects/${pid}/rows`, as)).body.rows.map((r: any) => r.company.Name.value);
+      await until(async () => (await rows()).length === 5);
+      await t.api('DELETE', `/projects/${pid}/schedule`, as);
+      await until(async () => (await t.api('GET', `/projects/${pid}`, as)).body.builder_status.type === 'completed');
+      const project = (await t.api('GET', `/projects/${pid}`, as)).body;
+      expect(await rows()).toEqual(['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo']);
+      const lastRun = project.lead_gen_execution_log.slice(project.lead_gen_execution_log.map((e: any) => e.step).lastIndexOf('scheduled'));
+      expect(lastRun.some((e: any) => e.step === 'warning')).toBe(false);
+    } finally {
+      await t.stop();
+      source.stop(true);
+      restore();
+    }
   });
 });

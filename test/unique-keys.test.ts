@@ -8,8 +8,13 @@ import { startTestService, type TestService, waitForBuilder } from './support/te
 
 describe('keyValue', () => {
   test('one company whatever the spelling of its web address; emails and text compared as people mean them', () => {
-    for (const same of ['ACME.com', 'https://www.acme.com/', 'acme.com/about', ' http://ACME.COM '])
+    for (const same of ['ACME.com', 'https://www.acme.com/', 'acme.com?utm_source=x', ' http://ACME.COM ', 'https://acme.com#top'])
       expect(keyValue(same)).toBe('acme.com');
+    // A path names something of its own: two LinkedIn profiles are two people, not one linkedin.com.
+    expect(keyValue('https://www.linkedin.com/in/Jane-Doe/')).toBe('linkedin.com/in/jane-doe');
+    expect(keyValue('linkedin.com/in/jane-doe')).toBe(keyValue('https://linkedin.com/in/JANE-DOE?trk=x'));
+    expect(keyValue('linkedin.com/in/john-smith')).not.toBe(keyValue('linkedin.com/in/jane-doe'));
+    expect(keyValue('acme.com/about')).not.toBe(keyValue('acme.com'));
     expect(keyValue('shop.acme.com')).toBe('shop.acme.com'); // another site
     expect(keyValue('x.myshopify.com')).not.toBe(keyValue('y.myshopify.com')); // shops of one platform stay apart
     expect(keyValue('Jane.Doe@Example.COM')).toBe('jane.doe@example.com');
@@ -72,7 +77,7 @@ describe.each(DIALECTS)('unique keys on %s', (dialect) => {
         rows: [
           { Name: 'Initech', Website: 'initech.com', Email: null },
           { Name: 'Globex again', Website: 'www.GLOBEX.com', Email: null },
-          { Name: 'Initech twice', Website: 'http://initech.com/contact', Email: null },
+          { Name: 'Initech twice', Website: 'http://INITECH.com/?ref=ads', Email: null },
           { Name: 'Hooli', Website: 'hooli.com', Email: null },
         ],
       },

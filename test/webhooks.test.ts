@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Webhook } from 'standardwebhooks';
+import { loadConfig } from '../core/config.ts';
+import type { Kernel } from '../core/kernel.ts';
+import { nextAttemptAt } from '../core/webhooks/dispatcher.ts';
+import { recordEvents } from '../core/webhooks/events.ts';
 import { setEnv } from './plugins/enrich-helpers.ts';
 import { DIALECTS } from './support/databases.ts';
 import { startTestService, type TestService } from './support/test-service.ts';
@@ -11,7 +15,7 @@ interface Received {
 }
 
 /** A loopback endpoint standing in for a customer's: records every POST, answers what `answer` says. */
-function endpoint() {
+function endpoint(answerBody = 'ok') {
   const received: Received[] = [];
   let answer = (_n: number) => 200;
   const server = Bun.serve({
@@ -19,7 +23,7 @@ function endpoint() {
     port: 0,
     async fetch(req) {
       received.push({ headers: Object.fromEntries(req.headers), body: await req.text() });
-      return new Response('ok', { status: answer(received.length) });
+      return new Response(answerBody, { status: answer(received.length) });
     },
   });
   return {
@@ -43,6 +47,29 @@ async function until<T>(what: () => Promise<T | undefined> | T | undefined, ms =
 }
 
 const CSV = 'Name,Website\nAcme,acme.com\nGlobex,globex.com\nInitech,initech.com';
+
+describe('the retry schedule', () => {
+  test('by default: 5 s, 5 min, 30 min, 2 h, 5 h, then every 10 h, and a last attempt when the 24 h end', () => {
+    const kernel = { config: loadConfig({}) } as unknown as Kernel;
+    const start = 0;
+    const delivery = { retryUntil: start + 24 * 3600_000 };
+    const times: number[] = [start];
+    for (let n = 1; ; n++) {
+      const next = nextAttemptAt(kernel, delivery, n, times[times.length - 1] as number);
+      if (next === null) break;
+      times.push(next);
+    }
+    const s = 1000;
+    const m = 60 * s;
+    const h = 60 * m;
+    expect(times).toEqual([0, 5 * s, 5 * s + 5 * m, 5 * s + 35 * m, 5 * s + 155 * m, 5 * s + 455 * m, 5 * s + 1055 * m, 24 * h]);
+  });
+
+  test('WEBHOOK_RETRY_DELAYS_S refuses empty and zero waits', () => {
+    expect(() => loadConfig({ WEBHOOK_RETRY_DELAYS_S: '5,' })).toThrow('WEBHOOK_RETRY_DELAYS_S');
+    expect(() => loadConfig({ WEBHOOK_RETRY_DELAYS_S: '0' })).toThrow('above 0');
+  });
+});
 
 /** Webhooks out (DESIGN §12): Standard Webhooks signatures, retries, the delivery log, re-send, the private-network guard. */
 describe.each(DIALECTS)('webhooks on %s', (dialect) => {
@@ -115,6 +142,37 @@ describe.each(DIALECTS)('webhooks on %s', (dialect) => {
       return list[0]?.status === 'delivered' ? list : undefined;
     });
     expect(d).toMatchObject({ attempts: 3, response_status: 204, error: null, next_attempt_at: null });
+    ep.stop();
+  });
+
+  test('a 2xx with a long body is delivered once (only the status counts)', async () => {
+    const ep = endpoint('x'.repeat(100_000));
+    const made = await t.api('POST', '/webhooks', { body: { url: ep.url, events: ['builder.completed'] } });
+    await t.api('POST', '/projects', { body: { builder_id: 'csv_import_builder', form_data: { csv_text: CSV } } });
+    await until(async () => (await deliveries(made.body.id))[0]?.status === 'delivered');
+    await Bun.sleep(600);
+    expect(ep.received).toHaveLength(1);
+    expect((await deliveries(made.body.id))[0]).toMatchObject({ attempts: 1, response_status: 200 });
+    ep.stop();
+  });
+
+  test('an endpoint that hangs holds two slots, not the others: another webhook is delivered meanwhile', async () => {
+    const hanging = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => Bun.sleep(20_000).then(() => new Response('late')) });
+    const slow = await t.api('POST', '/webhooks', { body: { url: `http://127.0.0.1:${hanging.port}/hook`, events: ['column.completed'] } });
+    const ep = endpoint();
+    const fast = await t.api('POST', '/webhooks', { body: { url: ep.url, events: ['builder.completed'] } });
+    const events = Array.from({ length: 30 }, (_, i) => ({ dedupeKey: `hang-${i}`, data: { n: i } }));
+    await recordEvents(t.service.kernel, t.workspaceId, 'column.completed', events);
+    await Bun.sleep(300); // the hanging endpoint's deliveries are claimed and in flight
+    const started = Date.now();
+    await t.api('POST', '/projects', { body: { builder_id: 'csv_import_builder', form_data: { csv_text: CSV } } });
+    await until(() => ep.received[0], 5_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const log = (await t.api('GET', `/webhooks/${slow.body.id}/deliveries?limit=100`)).body.deliveries;
+    expect(log.filter((d: any) => d.attempts > 0 || d.status !== 'pending')).toHaveLength(0); // none answered yet
+    await t.api('DELETE', `/webhooks/${slow.body.id}`);
+    await t.api('DELETE', `/webhooks/${fast.body.id}`);
+    hanging.stop(true);
     ep.stop();
   });
 

@@ -319,7 +319,7 @@ export class SqlProjectRepo implements ProjectRepo {
     await this.db.updateTable('projects').set(builderStateValues(state)).where('pk', '=', pk).execute();
   }
 
-  async restartBuilder(pk: number, state: BuilderRunState, jobs: JobsOf<void>): Promise<boolean> {
+  async restartBuilder(pk: number, state: BuilderRunState, jobs: JobsOf<boolean>): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       // The status test is in the UPDATE itself: of two starts at once, one changes the record.
       const r = await trx
@@ -330,7 +330,7 @@ export class SqlProjectRepo implements ProjectRepo {
         .where('builder_status', 'not in', ['queued', 'running'])
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) === 0) return false;
-      await storeJobs(trx, jobs());
+      await storeJobs(trx, jobs(true));
       return true;
     });
   }

@@ -9,6 +9,7 @@ const recordOf = (r: ScheduleTable): ScheduleRecord => ({
   nextRunAt: Number(r.next_run_at),
   lastRunAt: r.last_run_at === null ? null : Number(r.last_run_at),
   lastOutcome: r.last_outcome,
+  keyId: r.key_id,
   createdAt: Number(r.created_at),
 });
 
@@ -29,6 +30,7 @@ export class SqlScheduleRepo implements ScheduleRepo {
       next_run_at: s.nextRunAt,
       last_run_at: null,
       last_outcome: null,
+      key_id: s.keyId,
       created_at: s.createdAt,
     });
     await this.database.dialect
@@ -36,6 +38,7 @@ export class SqlScheduleRepo implements ScheduleRepo {
         cron: inserted('cron'),
         timezone: inserted('timezone'),
         next_run_at: inserted('next_run_at'),
+        key_id: inserted('key_id'),
       }))
       .execute();
   }

@@ -375,6 +375,7 @@ export interface ScheduleTable {
   next_run_at: number;
   last_run_at: number | null;
   last_outcome: string | null;
+  key_id: string | null;
   created_at: number;
 }
 

@@ -118,18 +118,31 @@ export class SqlWebhookRepo implements WebhookRepo {
     await this.database.dialect.upsert(q, ['webhook_id', 'dedupe_key'], () => ({ dedupe_key: sql.ref('dedupe_key') })).execute();
   }
 
-  async claimDue(now: number, limit: number, leaseMs: number): Promise<{ delivery: DeliveryRecord; webhook: WebhookRecord }[]> {
-    const due = await this.db
+  async claimDue(
+    now: number,
+    limit: number,
+    leaseMs: number,
+    fairness?: { perWebhook: number; busy: Map<string, number> },
+  ): Promise<{ delivery: DeliveryRecord; webhook: WebhookRecord }[]> {
+    if (limit <= 0) return [];
+    const taken = new Map(fairness?.busy ?? []);
+    const full = [...taken].filter(([, n]) => fairness && n >= fairness.perWebhook).map(([id]) => id);
+    let q = this.db
       .selectFrom('webhook_deliveries')
-      .select(['id'])
+      .select(['id', 'webhook_id'])
       .where('status', '=', 'pending')
       .where('next_attempt_at', '<=', now)
-      .where('lease_until', '<', now)
+      .where('lease_until', '<', now);
+    if (full.length) q = q.where('webhook_id', 'not in', full);
+    // More candidates than wanted: those of an endpoint past its share are passed over.
+    const due = await q
       .orderBy('next_attempt_at')
-      .limit(limit)
+      .limit(limit * 4)
       .execute();
     const out: { delivery: DeliveryRecord; webhook: WebhookRecord }[] = [];
-    for (const { id } of due) {
+    for (const { id, webhook_id } of due) {
+      if (out.length >= limit) break;
+      if (fairness && (taken.get(webhook_id) ?? 0) >= fairness.perWebhook) continue;
       // One statement per delivery: of two processes claiming it, one changes the record.
       const claimed = await this.db
         .updateTable('webhook_deliveries')
@@ -147,6 +160,7 @@ export class SqlWebhookRepo implements WebhookRepo {
         .where('d.id', '=', id)
         .executeTakeFirst();
       if (!r) continue; // its webhook was deleted meanwhile (and the delivery with it)
+      taken.set(webhook_id, (taken.get(webhook_id) ?? 0) + 1);
       out.push({
         delivery: deliveryOf(r),
         webhook: webhookOf({
@@ -204,7 +218,8 @@ export class SqlWebhookRepo implements WebhookRepo {
   async resend(webhookId: string, id: string, now: number, retryUntil: number): Promise<DeliveryRecord | undefined> {
     await this.db
       .updateTable('webhook_deliveries')
-      .set({ status: 'pending', next_attempt_at: now, retry_until: retryUntil, lease_until: 0 })
+      // A new start: the retry schedule begins again from its first wait.
+      .set({ status: 'pending', attempts: 0, next_attempt_at: now, retry_until: retryUntil, lease_until: 0 })
       .where('webhook_id', '=', webhookId)
       .where('id', '=', id)
       .execute();

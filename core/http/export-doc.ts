@@ -40,6 +40,14 @@ export const exportOperation: Json = {
       schema: { type: 'string', enum: ['0', '1'] },
     },
     {
+      name: 'escape_formulas',
+      in: 'query',
+      required: false,
+      description:
+        "0: write text that starts with =, +, -, @, a tab or a carriage return as it is. By default such text (numbers excepted) starts with ' so that a spreadsheet opens it as text, not as a formula (CSV injection).",
+      schema: { type: 'string', enum: ['0', '1'] },
+    },
+    {
       name: 'token',
       in: 'query',
       required: false,

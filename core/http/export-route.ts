@@ -11,8 +11,11 @@ import { exportOperation } from './export-doc.ts';
 import { projectOfCaller } from './project-access.ts';
 
 /** The JSON query parameters of GET rows, parsed (a malformed one is a 422 naming it). */
-function queryOf(url: URL): ExportQuery & { bom: boolean } {
-  const out: ExportQuery & { bom: boolean } = { bom: ['1', 'true'].includes(url.searchParams.get('bom') ?? '') };
+function queryOf(url: URL): ExportQuery & { bom: boolean; escape_formulas: boolean } {
+  const out: ExportQuery & { bom: boolean; escape_formulas: boolean } = {
+    bom: ['1', 'true'].includes(url.searchParams.get('bom') ?? ''),
+    escape_formulas: !['0', 'false'].includes(url.searchParams.get('escape_formulas') ?? ''),
+  };
   for (const name of ['filter_groups', 'sort_rules', 'columns'] as const) {
     const raw = url.searchParams.get(name);
     if (raw === null) continue;
@@ -50,7 +53,7 @@ export function exportRoute(kernel: Kernel) {
         const url = new URL(request.url);
         const token = url.searchParams.get('token');
         let project: Project | null | undefined;
-        let query: ExportQuery & { bom?: boolean };
+        let query: ExportQuery & { bom?: boolean; escape_formulas?: boolean };
         if (token !== null) {
           const grant = await verifyExportLink(kernel, token, projectId);
           project = await kernel.storage.projects.get(grant.workspaceId, projectId);
@@ -63,7 +66,7 @@ export function exportRoute(kernel: Kernel) {
           project = (await projectOfCaller(kernel, request, projectId)).project;
           query = queryOf(url);
         }
-        const body = await exportCsv(kernel, project, query, { bom: query.bom === true });
+        const body = await exportCsv(kernel, project, query, { bom: query.bom === true, escapeFormulas: query.escape_formulas !== false });
         return new Response(body, {
           headers: {
             'content-type': 'text/csv; charset=utf-8',

@@ -3,7 +3,8 @@ import { ServiceError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
 import { EXAMPLE_COMPANY, EXAMPLE_IDS } from '../operations/examples.ts';
-import { receiveInbound } from '../services/inbound.ts';
+import { inboundTarget, receiveInbound } from '../services/inbound.ts';
+import { accessRecord } from './access-log.ts';
 import { errorResponse } from './error-response.ts';
 import { failure } from './export-doc.ts';
 import type { Json } from './openapi-schemas.ts';
@@ -69,19 +70,23 @@ export function inboundRoute(kernel: Kernel) {
     path,
     async ({ request, params }) => {
       const requestId = newId();
+      // The access log names the route, never the URL: its last segment is the secret.
+      const access = accessRecord(request);
+      if (access) access.route = path.replace(':token', '{token}');
       try {
         const max = kernel.config.maxBodyBytes;
         const length = Number(request.headers.get('content-length') ?? 0);
         if (length > max) throw new ServiceError('payload_too_large', `The body is ${length} bytes; the limit is ${max} (MAX_BODY_BYTES)`);
-        const text = await request.text();
-        if (text.length > max) throw new ServiceError('payload_too_large', `The body is over ${max} bytes (MAX_BODY_BYTES)`);
+        const target = await inboundTarget(kernel, (params as { token: string }).token);
+        const bytes = new Uint8Array(await request.arrayBuffer());
+        if (bytes.byteLength > max) throw new ServiceError('payload_too_large', `The body is over ${max} bytes (MAX_BODY_BYTES)`);
         let body: unknown;
         try {
-          body = JSON.parse(text);
+          body = JSON.parse(new TextDecoder().decode(bytes));
         } catch {
           throw new ServiceError('parse_error', 'The body is not valid JSON: send a company map or an array of them');
         }
-        const out = await receiveInbound(kernel, (params as { token: string }).token, body);
+        const out = await receiveInbound(kernel, target, body);
         return Response.json(out.body, {
           status: 201,
           headers: { ...out.headers, 'x-request-id': requestId, 'cache-control': 'no-store' },

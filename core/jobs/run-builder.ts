@@ -11,7 +11,7 @@ import type { AnyBuilder, BuilderPage, BuilderRunContext, BuiltRow } from '../pl
 import { ProviderError } from '../plugins/provider-http.ts';
 import { runScopeOf, settleBuilderCredits } from '../credits/charges.ts';
 import { rowRoom } from '../services/quotas.ts';
-import { insertRows } from '../services/row-insert.ts';
+import { addsRows, insertRows } from '../services/row-insert.ts';
 import { breathe } from './breathe.ts';
 import { type Job, type JobContext, retryableError } from './queue.ts';
 import { awaitProviderBudget } from './rate-limiter.ts';
@@ -67,7 +67,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
     return logEntries;
   };
   if (!builder) {
-    await tellBuilderEnded(kernel, project, logEntries, {
+    await tellBuilderEnded(kernel, project, job.id, {
       status: 'failed',
       rows_created: 0,
       error: `builder "${project.builderId}" is no longer installed`,
@@ -134,13 +134,18 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       const builderRoom = builder.maxRows - created;
       const planRoom = await rowRoom(kernel, plan, project.pk);
       const room = Math.max(0, Math.min(builderRoom, planRoom));
-      // The source holds more than may be written: keep what fits, then stop and say so.
-      if (rows.length > room) {
-        stopped = builderRoom <= planRoom ? builderLimitWarning(builder, created + room) : planLimitWarning(plan, created + room);
-        rows = rows.slice(0, room);
-      }
-      if (rows.length === 0) break;
       const columns = await projects.columns(project.pk);
+      let cells = toCells(rows, new Map(columns.map((c) => [c.name, c])));
+      // Only rows that add a row count against the room: those whose unique key is new.
+      const adds = await addsRows(kernel, current, columns, cells);
+      const fits = fittingRows(adds, room);
+      // The source holds more than may be written: keep what fits, then stop and say so.
+      if (fits < cells.length) {
+        stopped = builderRoom <= planRoom ? builderLimitWarning(builder, created + room) : planLimitWarning(plan, created + room);
+        cells = cells.slice(0, fits);
+        rows = rows.slice(0, fits);
+      }
+      if (cells.length === 0) break;
       // Counted once written: a page refused (a value over MAX_CELL_BYTES) is neither counted nor paid;
       // rows whose unique key the project holds already are not written, so neither counted nor paid.
       let written: { after: { pages: number; created: number }; entry: ExecutionLogEntry } | undefined;
@@ -168,7 +173,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
           log: [...logEntries, entry].slice(-LOG_LIMIT),
         };
       };
-      await insertRows(kernel, current, columns, toCells(rows, new Map(columns.map((c) => [c.name, c]))), { builderState: pageState });
+      await insertRows(kernel, current, columns, cells, { builderState: pageState });
       const done = written as NonNullable<typeof written>;
       note(done.entry);
       const after = done.after;
@@ -190,7 +195,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
         rows: created,
       });
     }
-    await tellBuilderEnded(kernel, project, logEntries, {
+    await tellBuilderEnded(kernel, project, job.id, {
       status: 'completed',
       rows_created: created,
       error: null,
@@ -227,6 +232,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
     await failRun(
       kernel,
       project,
+      job.id,
       message,
       note({ step: 'failed', message: 'run failed', attempt: job.attempt, error: message, total_rows: created }),
       { rows_created: created, target },
@@ -243,16 +249,16 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
 
 /**
  * builder.completed / builder.failed for the workspace's webhooks, told before the run's end is
- * written: a crash in between runs the end again, and the event's key (the run's start) makes it one.
+ * written: a crash in between runs the end again, and the event's key — the run's job, whose id
+ * every redelivery keeps and every run (a schedule's too) has its own — makes it one.
  */
 async function tellBuilderEnded(
   kernel: Kernel,
   project: Project,
-  logEntries: ExecutionLogEntry[],
+  jobId: string,
   outcome: { status: 'completed' | 'failed'; rows_created: number; error: string | null; warning?: string | null },
 ): Promise<void> {
-  const started = [...logEntries].reverse().find((e) => e.step === 'started')?.at ?? 'run';
-  await tellWebhooks(kernel, project.workspaceId, `builder.${outcome.status}`, `${project.id}:${started}`, {
+  await tellWebhooks(kernel, project.workspaceId, `builder.${outcome.status}`, `${project.id}:${jobId}`, {
     project_id: project.id,
     name: project.name,
     builder_id: project.builderId,
@@ -260,14 +266,26 @@ async function tellBuilderEnded(
   });
 }
 
+/** How many rows of a page fit when only those that add a row (`adds`) take room: up to, not including, the first new row past it. */
+export function fittingRows(adds: boolean[], room: number): number {
+  let taken = 0;
+  for (let i = 0; i < adds.length; i++) {
+    if (!adds[i]) continue;
+    if (taken === room) return i;
+    taken++;
+  }
+  return adds.length;
+}
+
 async function failRun(
   kernel: Kernel,
   project: Project,
+  jobId: string,
   message: string,
   logEntries: ExecutionLogEntry[],
   progress: Project['builderProgress'],
 ): Promise<void> {
-  await tellBuilderEnded(kernel, project, logEntries, { status: 'failed', rows_created: progress?.rows_created ?? 0, error: message });
+  await tellBuilderEnded(kernel, project, jobId, { status: 'failed', rows_created: progress?.rows_created ?? 0, error: message });
   await kernel.storage.projects.setBuilderState(project.pk, {
     builderStatus: 'failed',
     builderError: message,

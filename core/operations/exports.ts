@@ -22,6 +22,9 @@ export const exportProject = defineOperation({
       sort_rules: Type.Optional(Type.Unknown({ description: 'An array of {col_id, direction, sort_as_number}, as on GET rows.' })),
       columns: Type.Optional(Type.Array(Type.String(), { description: 'Column names or col_ids to export; default: every column.' })),
       bom: Type.Optional(Type.Boolean({ description: 'Start the file with a UTF-8 byte order mark (Excel wants one).' })),
+      escape_formulas: Type.Optional(
+        Type.Boolean({ description: "Default true: text a spreadsheet would run as a formula (=, +, -, @…) starts with ' in the file." }),
+      ),
     },
     { additionalProperties: false },
   ),

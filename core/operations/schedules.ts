@@ -28,7 +28,7 @@ export const setProjectSchedule = defineOperation({
   name: 'set_project_schedule',
   summary: 'Run the builder on a schedule',
   description:
-    'Runs the project’s builder again on a cron schedule (5 fields, or 6 with seconds; e.g. "0 7 * * 1-5" is 7:00 on weekdays) in an IANA time zone, adding only rows whose unique key is new (the project needs unique_columns). Runs never overlap (a due time while a run is going is skipped), survive restarts, and appear in lead_gen_execution_log. Replaces any earlier schedule.',
+    'Runs the project’s builder again on a cron schedule (5 fields, or 6 with seconds; e.g. "0 7 * * 1-5" is 7:00 on weekdays) in an IANA time zone, adding only rows whose unique key is new (the project needs unique_columns). Runs never overlap (a due time while a run is going is skipped), survive restarts, spend under the calling API key’s monthly cap, and appear in lead_gen_execution_log. Replaces any earlier schedule.',
   hint: 'write',
   method: 'PUT',
   path: '/projects/{project_id}/schedule',
@@ -49,7 +49,8 @@ export const setProjectSchedule = defineOperation({
     body: { cron: EXAMPLE_SCHEDULE.cron, timezone: EXAMPLE_SCHEDULE.timezone },
     response: { ...EXAMPLE_SCHEDULE, last_run_at: null, last_outcome: null },
   },
-  handler: ({ kernel, project, body }) => putSchedule(kernel, project, { cron: body.cron.trim(), timezone: body.timezone ?? 'UTC' }),
+  handler: ({ kernel, project, body, keyId }) =>
+    putSchedule(kernel, project, { cron: body.cron.trim(), timezone: body.timezone ?? 'UTC' }, keyId),
 });
 
 export const getProjectSchedule = defineOperation({

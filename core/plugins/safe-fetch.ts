@@ -113,6 +113,8 @@ export interface SafeFetchInit {
   timeoutMs?: number;
   /** Largest body read, after decompression (default 5 MiB). */
   maxBytes?: number;
+  /** Past maxBytes: `fail` (ResponseTooLargeError, the default) or `cut` (keep the first maxBytes; the status is what counts). */
+  pastMaxBytes?: 'fail' | 'cut';
   /** Redirects followed before giving up (default 5; 0 = answer the 3xx as it is). */
   maxRedirects?: number;
 }
@@ -202,10 +204,10 @@ export async function checkedAddresses(hostname: string, signal: AbortSignal): P
   return addresses;
 }
 
-/** Reads the body, stopping with ResponseTooLargeError once it passes `maxBytes`. */
-async function readLimited(res: Response, maxBytes: number, host: string): Promise<Uint8Array> {
+/** Reads the body, stopping with ResponseTooLargeError once it passes `maxBytes` (or, with `cut`, keeping its first `maxBytes`). */
+async function readLimited(res: Response, maxBytes: number, host: string, past: 'fail' | 'cut' = 'fail'): Promise<Uint8Array> {
   const declared = Number(res.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) {
+  if (past === 'fail' && Number.isFinite(declared) && declared > maxBytes) {
     await res.body?.cancel().catch(() => {});
     throw new ResponseTooLargeError(`${host} answered ${declared} bytes, more than the ${maxBytes} allowed`);
   }
@@ -219,7 +221,10 @@ async function readLimited(res: Response, maxBytes: number, host: string): Promi
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw new ResponseTooLargeError(`${host} answered more than the ${maxBytes} bytes allowed`);
+      if (past === 'fail') throw new ResponseTooLargeError(`${host} answered more than the ${maxBytes} bytes allowed`);
+      chunks.push(value.subarray(0, value.byteLength - (total - maxBytes)));
+      total = maxBytes;
+      break;
     }
     chunks.push(value);
   }
@@ -287,7 +292,7 @@ export async function safeFetch(input: string | URL, init: SafeFetchInit = {}): 
       const res = await hop(url, method, headers, body, signal);
       const location = res.headers.get('location');
       if (!REDIRECTS.has(res.status) || maxRedirects === 0) {
-        const bytes = await readLimited(res, init.maxBytes ?? DEFAULT_MAX_BYTES, url.host);
+        const bytes = await readLimited(res, init.maxBytes ?? DEFAULT_MAX_BYTES, url.host, init.pastMaxBytes);
         return {
           url: url.href,
           status: res.status,

@@ -24,7 +24,8 @@ export function checkCron(spec: CronSpec, minIntervalMs: number): void {
   }
   let runs: Date[];
   try {
-    runs = pattern(spec).nextRuns(3);
+    // Enough runs to cross a day's irregular gaps (`0,59 6,7 * * *` has one of a minute).
+    runs = pattern(spec).nextRuns(100);
   } catch (e) {
     throw validationError(`Invalid cron "${spec.cron}": ${(e as Error).message}`, [{ path: 'cron', message: (e as Error).message }]);
   }

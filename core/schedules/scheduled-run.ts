@@ -43,30 +43,38 @@ export async function startScheduledRun(kernel: Kernel, project: Project, schedu
   const paid = builder.cost.credits > 0 ? await kernel.storage.credits.projectNet(project.id, builder.id) : 0;
   const scope: BuilderRunScope = { run, rowsBefore: Math.round(paid / Math.max(1, builder.cost.credits)) };
   try {
-    await reserveBuilderCredits(kernel, workspace.id, project.id, builder, target, undefined, scope);
+    await reserveBuilderCredits(kernel, workspace.id, project.id, builder, target, schedule.keyId ?? undefined, scope);
   } catch (e) {
+    // A short balance, or the monthly cap of the key that set the schedule: this due time is skipped, saying so.
     if (e instanceof ServiceError && e.code === 'insufficient_credits') return skip(String((e.detail as { message: string }).message));
     throw e;
   }
-  const started = await writeStartingJobs(
-    kernel,
-    () => [{ type: BUILDER_RUN_JOB, payload: { project_pk: project.pk } }],
-    (jobs) =>
-      kernel.storage.projects.restartBuilder(
-        project.pk,
-        {
-          builderStatus: 'queued',
-          builderError: null,
-          builderProgress: { rows_created: 0, target },
-          checkpoint: { rows_created: 0, pages: 0, run, rows_before: scope.rowsBefore },
-          log: [
-            ...project.executionLog,
-            entry('scheduled', `scheduled run (${schedule.cron}, ${schedule.timezone}): adds rows whose unique key is new`),
-          ].slice(-LOG_LIMIT),
-        },
-        jobs,
-      ),
-  );
+  let started: boolean;
+  try {
+    started = await writeStartingJobs(
+      kernel,
+      () => [{ type: BUILDER_RUN_JOB, payload: { project_pk: project.pk } }],
+      (jobs) =>
+        kernel.storage.projects.restartBuilder(
+          project.pk,
+          {
+            builderStatus: 'queued',
+            builderError: null,
+            builderProgress: { rows_created: 0, target },
+            checkpoint: { rows_created: 0, pages: 0, run, rows_before: scope.rowsBefore },
+            log: [
+              ...project.executionLog,
+              entry('scheduled', `scheduled run (${schedule.cron}, ${schedule.timezone}): adds rows whose unique key is new`),
+            ].slice(-LOG_LIMIT),
+          },
+          jobs,
+        ),
+    );
+  } catch (e) {
+    // Not started: the reservation goes back, whatever went wrong.
+    await releaseBuilderCredits(kernel, workspace.id, project.id, builder, scope);
+    throw e;
+  }
   if (!started) {
     await releaseBuilderCredits(kernel, workspace.id, project.id, builder, scope);
     return 'skipped: a run started meanwhile';

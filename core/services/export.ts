@@ -43,28 +43,42 @@ async function* rowPages(kernel: Kernel, project: Project, columns: Column[], q:
   }
 }
 
+/** A number as spreadsheets read one (`-12.5`, `+3`, `1e6`): left alone by the formula guard. */
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * Text a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage
+ * return, and is not a number), prefixed with `'` so that it opens as text (OWASP, CSV injection):
+ * rows come from other systems and from inbound URLs anyone holding the URL can post to.
+ */
+export function spreadsheetSafe(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) && !NUMBER.test(text) ? `'${text}` : text;
+}
+
 /**
  * A project's rows as CSV (RFC 4180, written by csv-stringify; UTF-8, with a byte order mark when
  * asked, which Excel wants): a header of column names, then one line per row, each cell as the table
- * shows it (arrays joined with ", ", records as JSON). Checked before the first byte (a bad filter is
+ * shows it (arrays joined with ", ", records as JSON), text that would run as a spreadsheet formula
+ * prefixed with `'` unless `escapeFormulas` is false. Checked before the first byte (a bad filter is
  * a 422), then streamed a page at a time: memory stays flat however many rows there are.
  */
 export async function exportCsv(
   kernel: Kernel,
   project: Project,
   q: ExportQuery,
-  options: { bom?: boolean } = {},
+  options: { bom?: boolean; escapeFormulas?: boolean } = {},
 ): Promise<ReadableStream<Uint8Array>> {
   const query = await rowQuery(kernel, project, q);
   const { shown } = query;
   const encoder = new TextEncoder();
+  const text = options.escapeFormulas === false ? (s: string) => s : spreadsheetSafe;
   const pages = rowPages(kernel, project, query.columns, query);
   let started = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (!started) {
         started = true;
-        const header = stringify([shown.map((c) => c.name)], { record_delimiter: 'windows' });
+        const header = stringify([shown.map((c) => text(c.name))], { record_delimiter: 'windows' });
         controller.enqueue(encoder.encode((options.bom ? '\uFEFF' : '') + header));
         return;
       }
@@ -73,7 +87,7 @@ export async function exportCsv(
         controller.close();
         return;
       }
-      const records = next.value.map((row) => shown.map((c) => displayText(row.cells[c.no]?.v ?? null)));
+      const records = next.value.map((row) => shown.map((c) => text(displayText(row.cells[c.no]?.v ?? null))));
       controller.enqueue(encoder.encode(stringify(records, { record_delimiter: 'windows' })));
     },
     async cancel() {

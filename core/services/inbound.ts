@@ -46,12 +46,10 @@ function companiesOf(body: unknown): Record<string, unknown>[] {
 }
 
 /**
- * POST {BASE_PATH}/inbound/{token}: adds the rows of the body to the URL's project, as add_rows does
- * (unique keys apply; auto-run columns start), with no API key. Input columns left out are empty;
- * a name that is no input column is a 422 and nothing is written. Rate-limited as a caller of the
- * workspace's plan, per URL.
+ * The project of an inbound URL, admitted as a caller of its workspace's plan (rate per URL): a
+ * 404 or 429 before the body is read, so that an unknown or flooding sender costs no parsing.
  */
-export async function receiveInbound(kernel: Kernel, token: string, body: unknown) {
+export async function inboundTarget(kernel: Kernel, token: string) {
   const unknownUrl = new ServiceError(
     'not_found',
     'No inbound URL here: it was replaced or turned off (POST /projects/{id}/inbound makes a new one)',
@@ -61,6 +59,16 @@ export async function receiveInbound(kernel: Kernel, token: string, body: unknow
   const workspace = project && (await kernel.storage.workspaces.get(project.workspaceId));
   if (!project || !workspace) throw unknownUrl;
   const headers = await admitCall(kernel, workspace, `inbound:${project.id}`);
+  return { project, workspace, headers };
+}
+
+/**
+ * POST {BASE_PATH}/inbound/{token}: adds the rows of the body to the URL's project, as add_rows does
+ * (unique keys apply; auto-run columns start), with no API key. Input columns left out are empty;
+ * a name that is no input column is a 422 and nothing is written.
+ */
+export async function receiveInbound(kernel: Kernel, target: Awaited<ReturnType<typeof inboundTarget>>, body: unknown) {
+  const { project, workspace, headers } = target;
   const companies = companiesOf(body);
   const columns = await kernel.storage.projects.columns(project);
   const empty = Object.fromEntries(columns.filter((c) => c.type === 'input').map((c) => [c.name, null]));

@@ -121,6 +121,25 @@ export async function insertRows(
   }
 }
 
+/**
+ * Which of these rows an insert would add: under a unique key, those whose key is new to the
+ * project and to the rows before them (or that have no key); without one, all. A builder page
+ * measures the plan's room in these, so rows it already holds never stop a run.
+ */
+export async function addsRows(kernel: Kernel, project: Project, columns: Column[], rows: Record<number, Cell>[]): Promise<boolean[]> {
+  const keyColumns = project.settings.uniqueColumns.map((name) => columns.find((c) => c.name === name));
+  if (keyColumns.length === 0 || keyColumns.some((c) => !c)) return rows.map(() => true);
+  const keys = rows.map((cells) => rowKey((keyColumns as Column[]).map((c) => cells[c.no]?.v ?? null)));
+  const existing = await kernel.storage.rows.findKeys(project.pk, [...new Set(keys.filter((k): k is string => k !== null))]);
+  const seen = new Set<string>();
+  return keys.map((k) => {
+    if (k === null) return true;
+    if (existing.has(k) || seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
 /** One insert of rows (with their keys), their auto-run cells queued and their jobs stored in the same transaction. */
 async function write(
   kernel: Kernel,

@@ -19,7 +19,7 @@ export const scheduleView = (s: ScheduleRecord) => ({
  * PUT /projects/{id}/schedule: runs the project's builder again on a cron schedule, adding only rows
  * whose unique key is new — so the project needs a builder and unique_columns (a 422 says which).
  */
-export async function putSchedule(kernel: Kernel, project: Project, spec: CronSpec) {
+export async function putSchedule(kernel: Kernel, project: Project, spec: CronSpec, keyId?: string) {
   if (!project.builderId) {
     throw validationError('This project has no builder to run again (it was made without one)', [{ path: '', message: 'no builder' }]);
   }
@@ -37,6 +37,7 @@ export async function putSchedule(kernel: Kernel, project: Project, spec: CronSp
     cron: spec.cron,
     timezone: spec.timezone,
     nextRunAt: nextRunAfter(spec, now) as number, // checkCron saw it fire
+    keyId: keyId ?? null,
     createdAt: existing?.createdAt ?? now,
   });
   return scheduleView((await kernel.storage.schedules.get(project.pk)) as ScheduleRecord);

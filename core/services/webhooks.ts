@@ -55,6 +55,8 @@ async function checkUrl(raw: string): Promise<string> {
     if (e instanceof BlockedUrlError) throw bad(e.message);
     throw bad(`${url.hostname} could not be resolved`);
   }
+  // Stored as written out (non-ASCII percent-encoded), which may be longer than what was sent.
+  if (url.href.length > 2048) throw bad('is longer than 2048 characters once encoded');
   return url.href;
 }
 

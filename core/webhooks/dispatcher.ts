@@ -4,12 +4,13 @@ import { log } from '../log.ts';
 import { safeFetch } from '../plugins/safe-fetch.ts';
 import type { AttemptOutcome, DeliveryRecord, WebhookRecord } from '../storage.ts';
 
-/** Deliveries one process sends at once, and how long its claim on them lasts. */
+/** Deliveries one process sends at once, to one endpoint at once, and how long a claim lasts. */
 const BATCH = 16;
+const PER_WEBHOOK = 2;
 const LEASE_MS = 60_000;
 const TIMEOUT_MS = 15_000;
-/** What is kept of an endpoint's answer: only its status matters, and a short body helps a user see why. */
-const MAX_ANSWER_BYTES = 16_384;
+/** What is read of an endpoint's answer: only its status matters, and a short body helps a user see why. */
+const MAX_ANSWER_BYTES = 4_096;
 
 /** The signed headers of one attempt (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature). */
 export function signedHeaders(secret: string, delivery: Pick<DeliveryRecord, 'id' | 'payload'>, at: Date): Record<string, string> {
@@ -22,12 +23,15 @@ export function signedHeaders(secret: string, delivery: Pick<DeliveryRecord, 'id
   };
 }
 
-/** When to try again after `attempts` failed ones (null: the retry window is over). */
+/**
+ * When to try again after `attempts` failed ones: the schedule's next wait, or — when that would
+ * pass the end of the retry window — one last attempt at its end; null once the window is over.
+ */
 export function nextAttemptAt(kernel: Kernel, delivery: Pick<DeliveryRecord, 'retryUntil'>, attempts: number, now: number): number | null {
   const delays = kernel.config.webhooks.retryDelaysMs;
   const delay = delays[Math.min(attempts - 1, delays.length - 1)] ?? 0;
-  const at = now + delay;
-  return at > delivery.retryUntil ? null : at;
+  if (now >= delivery.retryUntil) return null;
+  return Math.min(now + delay, delivery.retryUntil);
 }
 
 /** Sends one delivery, once; answers what it did. Any 2xx is delivered; anything else is tried again later. */
@@ -46,6 +50,7 @@ export async function attempt(kernel: Kernel, webhook: WebhookRecord, delivery: 
       body: delivery.payload,
       timeoutMs: TIMEOUT_MS,
       maxBytes: MAX_ANSWER_BYTES,
+      pastMaxBytes: 'cut', // a 2xx with a long body is delivered, not sent again
       // A redirect is an answer, not an invitation to send the signed event elsewhere.
       maxRedirects: 0,
     });
@@ -56,11 +61,20 @@ export async function attempt(kernel: Kernel, webhook: WebhookRecord, delivery: 
   }
 }
 
-/** Claims the deliveries due now and sends them; answers how many it sent. */
-export async function dispatchDue(kernel: Kernel): Promise<number> {
-  const claimed = await kernel.storage.webhooks.claimDue(Date.now(), BATCH, LEASE_MS);
-  await Promise.all(
-    claimed.map(async ({ webhook, delivery }) => {
+/**
+ * Sends due deliveries, in every process that runs jobs: every WEBHOOK_POLL_MS it claims what is
+ * due, up to BATCH in flight, at most PER_WEBHOOK per endpoint — so one slow or dead endpoint holds
+ * two slots, not the whole process. The schedule is in the database: a restart (or another process)
+ * goes on where this one stopped, and a delivery claimed by a process that died is claimed again
+ * once its lease is over.
+ */
+export function startWebhookDispatcher(kernel: Kernel): () => void {
+  const perWebhook = new Map<string, number>();
+  let inFlight = 0;
+  let claiming = false;
+  let stopped = false;
+  const send = async ({ webhook, delivery }: { webhook: WebhookRecord; delivery: DeliveryRecord }) => {
+    try {
       const outcome = await attempt(kernel, webhook, delivery);
       await kernel.storage.webhooks.recordAttempt(delivery.id, Date.now(), outcome);
       if (!outcome.delivered && outcome.nextAttemptAt === null) {
@@ -68,29 +82,32 @@ export async function dispatchDue(kernel: Kernel): Promise<number> {
         const host = new URL(webhook.url).host;
         log.warn('webhook delivery given up', { webhook_id: webhook.id, delivery_id: delivery.id, host, error: outcome.error });
       }
-    }),
-  );
-  return claimed.length;
-}
-
-/**
- * Sends due deliveries every WEBHOOK_POLL_MS, in every process that runs workers. The schedule is
- * in the database, so a restart (or another process) goes on where this one stopped; a delivery
- * claimed by a process that died is claimed again once its lease is over.
- */
-export function startWebhookDispatcher(kernel: Kernel): () => void {
-  let busy = false;
-  let stopped = false;
+    } catch (e) {
+      log.warn('a webhook attempt could not be recorded (its lease ends, then it is tried again)', { error: (e as Error).message });
+    } finally {
+      inFlight--;
+      const n = (perWebhook.get(webhook.id) ?? 1) - 1;
+      if (n > 0) perWebhook.set(webhook.id, n);
+      else perWebhook.delete(webhook.id);
+    }
+  };
   const tick = async () => {
-    if (busy || stopped) return;
-    busy = true;
+    if (claiming || stopped || inFlight >= BATCH) return;
+    claiming = true;
     try {
-      // A full batch means more are due: go on at once.
-      while (!stopped && (await dispatchDue(kernel)) === BATCH) {}
+      const claimed = await kernel.storage.webhooks.claimDue(Date.now(), BATCH - inFlight, LEASE_MS, {
+        perWebhook: PER_WEBHOOK,
+        busy: perWebhook,
+      });
+      for (const c of claimed) {
+        inFlight++;
+        perWebhook.set(c.webhook.id, (perWebhook.get(c.webhook.id) ?? 0) + 1);
+        void send(c);
+      }
     } catch (e) {
       log.warn('webhook deliveries could not be read', { error: (e as Error).message });
     } finally {
-      busy = false;
+      claiming = false;
     }
   };
   const timer = setInterval(tick, kernel.config.webhooks.pollMs);

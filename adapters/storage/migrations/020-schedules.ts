@@ -18,6 +18,8 @@ export function schedules(t: SchemaTypes): Migration {
         .addColumn('next_run_at', 'bigint', (c) => c.notNull())
         .addColumn('last_run_at', 'bigint')
         .addColumn('last_outcome', 'varchar(255)')
+        // The API key that set the schedule: its runs spend under that key's monthly cap.
+        .addColumn('key_id', 'varchar(36)')
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .modifyEnd(t.tableOptions())
         .execute();
