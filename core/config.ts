@@ -65,6 +65,8 @@ export interface Config {
    * any project of the workspace for the same tool and input (a tool may keep its results less long); 0 turns reuse off.
    */
   enrichmentCacheTtlMs: number;
+  /** MAX_UPLOAD_BYTES (default 1 GiB): the largest file POST /projects/import.csv takes. */
+  maxUploadBytes: number;
   /** Outbound webhooks: the waits between attempts, how long a delivery is retried, how often due ones are looked for. */
   webhooks: { retryDelaysMs: number[]; retryWindowMs: number; pollMs: number };
   /** Schedules: the shortest time allowed between two runs (SCHEDULE_MIN_INTERVAL_S), how often due ones are looked for (SCHEDULE_POLL_MS). */
@@ -201,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     mcpAllowedOrigins: origins(env.MCP_ALLOWED_ORIGINS),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000),
     enrichmentCacheTtlMs: int(env, 'ENRICHMENT_CACHE_TTL_S', 2_592_000) * 1000,
+    maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 1_073_741_824, 1024),
     webhooks: {
       retryDelaysMs: seconds(env, 'WEBHOOK_RETRY_DELAYS_S', DEFAULT_RETRY_DELAYS_S),
       retryWindowMs: int(env, 'WEBHOOK_RETRY_WINDOW_S', 86_400, 1) * 1000,

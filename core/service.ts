@@ -30,6 +30,7 @@ import { bootstrapAdmin } from './services/accounts.ts';
 import { BUILDER_RUN_JOB } from './services/projects.ts';
 import { ENRICH_JOB } from './services/row-insert.ts';
 import { startScheduler } from './schedules/scheduler.ts';
+import { pruneUploads } from './services/uploads.ts';
 import { startWebhookDispatcher } from './webhooks/dispatcher.ts';
 import { runWebhookEventsJob, WEBHOOK_EVENTS_JOB, WebhookEventsPayload } from './webhooks/event-job.ts';
 
@@ -109,6 +110,9 @@ export function startWorkers(kernel: Kernel): () => void {
   // Webhook deliveries go out from, and schedules start runs in, the processes that run jobs.
   const stopDispatcher = startWebhookDispatcher(kernel);
   const stopScheduler = startScheduler(kernel);
+  // Uploaded files no project imports (abandoned uploads, deleted projects) go after a day.
+  const pruning = setInterval(() => void pruneUploads(kernel), 3600_000);
+  pruning.unref();
   kernel.queue.consume(
     {
       // A payload that does not fit goes to the dead letter with the reason, never into a retry loop.
@@ -123,6 +127,7 @@ export function startWorkers(kernel: Kernel): () => void {
     clearInterval(timer);
     stopDispatcher();
     stopScheduler();
+    clearInterval(pruning);
   };
 }
 
@@ -143,8 +148,9 @@ export async function startService(config: Config, options: { rest?: boolean; mc
   let restPort = config.port;
   let server: { stop(): Promise<unknown> } | undefined;
   if (options.rest ?? config.serve !== 'mcp') {
-    // Bun's own cap sits above ours so that the handler can answer a readable 413 first.
-    const maxRequestBodySize = config.maxBodyBytes * 2 + 65_536;
+    // Bun's own cap sits above ours so that the handler can answer a readable 413 first; uploads
+    // (POST /projects/import.csv) are the largest bodies, and every other route bounds what it reads.
+    const maxRequestBodySize = Math.max(config.maxBodyBytes * 2, config.maxUploadBytes) + 65_536;
     raiseNativeHeaderLimit(config.maxHeaderBytes);
     // The console is bundled from its sources on start when they changed (≈0.1 s); the API serves even if it cannot be.
     await ensureConsoleBuilt().catch((e) =>

@@ -244,6 +244,8 @@ export interface RowRepo {
    * stays at or under it.
    */
   readonly rowsPerStatement: number;
+  /** Rows one insert of a bulk load (an import page) should carry on this database. */
+  readonly bulkRows: number;
   /**
    * Inserts rows atomically (all or none); returns their sequence numbers, in order. A builder page
    * passes its state so that the rows and the checkpoint commit together (no duplicate on resume).
@@ -635,6 +637,38 @@ export interface ScheduleRepo {
   recordOutcome(projectPk: number, at: number, outcome: string): Promise<void>;
 }
 
+/** An uploaded file (a CSV), stored in text parts as it streamed in. */
+export interface UploadRecord {
+  id: string;
+  workspaceId: string;
+  /** The file name, as sent (or the project's name). */
+  name: string;
+  bytes: number;
+  parts: number;
+  /** The file's first characters (its header). */
+  head: string;
+  createdAt: number;
+  /** Set once every part is stored; an upload never completed is not imported. */
+  completedAt: number | null;
+  /** The project importing it, once made. */
+  projectPk: number | null;
+}
+
+export interface UploadRepo {
+  create(upload: Omit<UploadRecord, 'bytes' | 'parts' | 'head' | 'completedAt' | 'projectPk'>): Promise<void>;
+  addPart(uploadId: string, partNo: number, text: string): Promise<void>;
+  complete(uploadId: string, totals: { bytes: number; parts: number; head: string }): Promise<void>;
+  get(workspaceId: string, id: string): Promise<UploadRecord | undefined>;
+  /** Names the project that imports the upload (false: it is another project's already). */
+  attach(uploadId: string, projectPk: number): Promise<boolean>;
+  /** The parts' text, in order, read one at a time. */
+  read(uploadId: string): AsyncIterable<string>;
+  /** Deletes an upload and its parts. */
+  remove(uploadId: string): Promise<void>;
+  /** Deletes uploads created before `before` that no live project imports (never used, or its project deleted); answers how many. */
+  pruneUnused(before: number): Promise<number>;
+}
+
 export interface Storage {
   workspaces: WorkspaceRepo;
   credits: CreditRepo;
@@ -652,6 +686,7 @@ export interface Storage {
   oauth: OAuthRepo;
   webhooks: WebhookRepo;
   schedules: ScheduleRepo;
+  uploads: UploadRepo;
   /** Liveness of the database, for health checks. */
   ping(): Promise<void>;
   /** Migrations of this code the database has not applied yet (empty once start-up migrated it). */

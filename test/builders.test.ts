@@ -58,14 +58,14 @@ describe('GET /project-builders (catalog)', () => {
 
   test('manual list and CSV import templates', () => {
     expect(item('manual_list_builder').form_data).toEqual({ companies: '' });
-    expect(item('csv_import_builder').form_data).toEqual({ csv_text: '' });
+    expect(item('csv_import_builder').form_data).toEqual({ csv_text: '', upload_id: '' });
   });
 
   test('each item shows its row limit, and the CSV form says what happens past it', () => {
-    expect(item('csv_import_builder').max_rows).toBe(100_000);
+    expect(item('csv_import_builder').max_rows).toBe(1_000_000);
     expect(item('manual_list_builder').max_rows).toBe(10_000);
     for (const b of catalog) expect(b.max_rows).toBeGreaterThan(0);
-    expect(item('csv_import_builder').schema.properties.csv_text.description).toContain('At most 100,000 data rows');
+    expect(item('csv_import_builder').schema.properties.csv_text.description).toContain('At most 1,000,000 data rows');
   });
 
   test('each item also carries a name, a description, its cost and its JSON Schema', () => {

@@ -24,7 +24,8 @@ describe.each(DIALECTS)('CSV import and row limits on %s', (dialect) => {
     t = await startTestService(dialect, {
       // The probe calls far more often than a plan's per-key rate allows; `small` holds 5 rows per project.
       PLANS_JSON: JSON.stringify({
-        pro: { requestsPerMinute: null },
+        // pro as shipped holds 1,000,000 rows per project; 100,000 here keeps the test short.
+        pro: { requestsPerMinute: null, maxRowsPerProject: MAX_ROWS },
         small: { apiAccess: true, maxRowsPerProject: 5, requestsPerMinute: null },
       }),
     });
@@ -69,7 +70,7 @@ describe.each(DIALECTS)('CSV import and row limits on %s', (dialect) => {
 
     expect(p.builder_status).toMatchObject({ type: 'completed', error_message: null });
     expect(p.builder_status.warning).toStartWith(
-      'stopped at 100,000 rows: CSV import writes at most 100,000 rows per project and the source has more',
+      'stopped at 100,000 rows: the pro plan holds at most 100,000 rows per project and the source has more',
     );
     expect(p.lead_gen_execution_log.some((e: any) => e.step === 'warning')).toBe(true);
     expect(p.row_count).toBe(MAX_ROWS);

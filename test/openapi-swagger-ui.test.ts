@@ -31,8 +31,8 @@ describe.each([['/api/enterprise'], ['/v2/workflow']])('Swagger UI under BASE_PA
   test('renders every operation of the table (and the routes outside it), fetching nothing but the service', async () => {
     const origin = new URL(t.url).origin;
     // The operations of the table, and the documented routes that are no MCP tool: GET …/events (a
-    // stream), GET …/export.csv (a file) and POST …/inbound/{token} (keyless).
-    const documented = operations.length + 3;
+    // stream), GET …/export.csv (a file), POST …/inbound/{token} (keyless) and POST …/projects/import.csv (a file).
+    const documented = operations.length + 4;
     const page = await browser.newPage();
     const elsewhere: string[] = [];
     await page.route('**/*', (route) => {

@@ -75,6 +75,7 @@ describe('OpenAPI document', () => {
       `GET ${BASE}/projects/{project_id}/events`,
       `GET ${BASE}/projects/{project_id}/export.csv`,
       `POST ${BASE}/inbound/{token}`,
+      `POST ${BASE}/projects/import.csv`,
     ];
     expect(documented.sort()).toEqual(expected.sort());
     for (const op of operations) {

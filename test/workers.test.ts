@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
 import type { Subprocess } from 'bun';
+import type { SqlStorage } from '../adapters/storage/sql-storage.ts';
 import { loadConfig } from '../core/config.ts';
 import { issueApiKey } from '../core/services/api-keys.ts';
 import { type RunningService, startService } from '../core/service.ts';
@@ -102,6 +103,48 @@ describe.each([false, true])('a worker killed in the middle of a builder run (pl
     expect(await api.kernel.storage.credits.balance(workspaceId)).toBe(before - 300);
   });
 });
+
+test('a worker killed in the middle of an uploaded CSV import: a new worker goes on, every record exactly once', async () => {
+  for (const w of workers) w.kill('SIGKILL');
+  const n = 100_000;
+  const csv = `Name,City,Employees\n${Array.from({ length: n }, (_, i) => `Company ${i + 1},Lyon,${i}`).join('\n')}\n`;
+  const res = await fetch(`${api.restUrl}/projects/import.csv?name=Big`, {
+    method: 'POST',
+    headers: { 'service-api-key': key, 'content-type': 'text/csv' },
+    body: csv,
+  });
+  expect(res.status).toBe(201);
+  const { project_id } = (await res.json()) as { project_id: string };
+  const first = spawnWorker();
+  await until('a few pages', async () => (await call('GET', `/projects/${project_id}`)).row_count >= 10_000, 60_000);
+  first.kill('SIGKILL');
+  await first.exited;
+  expect((await call('GET', `/projects/${project_id}`)).row_count).toBeLessThan(n);
+  spawnWorker();
+  const done = await until(
+    'the import to end',
+    async () => {
+      const p = await call('GET', `/projects/${project_id}`);
+      return ['completed', 'failed'].includes(p.builder_status.type) && p;
+    },
+    120_000,
+  );
+  expect(done.builder_status.type).toBe('completed');
+  expect(done.row_count).toBe(n);
+  expect(done.lead_gen_execution_log.some((e: any) => e.step === 'resumed')).toBe(true);
+  const text = await (
+    await fetch(`${api.restUrl}/projects/${project_id}/export.csv?columns=%5B%22Name%22%5D`, { headers: { 'service-api-key': key } })
+  ).text();
+  const names = text.trim().split('\r\n').slice(1);
+  expect(names).toEqual(Array.from({ length: n }, (_, i) => `Company ${i + 1}`));
+  // The file went with the end of its import.
+  const left = await (api.kernel.storage as SqlStorage).database.db
+    .selectFrom('uploads')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .execute();
+  expect(left).toEqual([]);
+}, 240_000);
 
 async function csvProject(n: number): Promise<string> {
   const csv = `Name\n${Array.from({ length: n }, (_, i) => `name ${i + 1}`).join('\n')}\n`;

@@ -40,6 +40,8 @@ export interface DialectLimits {
   readonly maxJoinedTables: number;
   /** Most values in one `IN (…)` list for the statement to stay an index lookup; longer lists are split. */
   readonly inListSize: number;
+  /** Rows one transaction of a bulk load (an import page) should carry: fewer where a write holds the whole database. */
+  readonly bulkRows: number;
 }
 
 /** Locks and snapshots: how a write sees the latest commits, and how reads over several tables agree. */

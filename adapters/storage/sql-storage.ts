@@ -15,6 +15,7 @@ import { SqlRowRepo } from './rows/sql-row-repo.ts';
 import { SqlSessionRepo } from './session-repo.ts';
 import { SqlUserRepo } from './user-repo.ts';
 import { SqlScheduleRepo } from './schedule-repo.ts';
+import { SqlUploadRepo } from './upload-repo.ts';
 import { SqlWebhookRepo } from './webhook-repo.ts';
 import { SqlWorkspaceRepo } from './workspace-repo.ts';
 
@@ -45,6 +46,7 @@ export async function openStorage(url: string, options: { migrate?: boolean; poo
     oauth: new SqlOAuthRepo(database),
     webhooks: new SqlWebhookRepo(database),
     schedules: new SqlScheduleRepo(database),
+    uploads: new SqlUploadRepo(database),
     ping: async () => {
       await sql`SELECT 1`.execute(database.db);
     },

@@ -379,6 +379,24 @@ export interface ScheduleTable {
   created_at: number;
 }
 
+export interface UploadTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  bytes: number;
+  parts: number;
+  head: string;
+  created_at: number;
+  completed_at: number | null;
+  project_pk: number | null;
+}
+
+export interface UploadPartTable {
+  upload_id: string;
+  part_no: number;
+  text: string;
+}
+
 export interface Tables {
   workspaces: WorkspaceTable;
   api_keys: ApiKeyTable;
@@ -414,4 +432,6 @@ export interface Tables {
   webhook_deliveries: WebhookDeliveryTable;
   inbound_urls: InboundUrlTable;
   schedules: ScheduleTable;
+  uploads: UploadTable;
+  upload_parts: UploadPartTable;
 }

@@ -7,14 +7,16 @@ import { CSRF_HEADER, csrfMatches, csrfRefusal, sessionOf } from '../services/se
 import { listConnections, revokeConnection } from '../oauth/connections.ts';
 import * as admin from '../services/workspace-admin.ts';
 import { errorResponse } from './error-response.ts';
+import { BodyTooLarge, readTextLimited } from './request-checks.ts';
 
 const MAX_BODY_BYTES = 16_384;
 
 type Handler = (found: FoundSession, request: Request, params: Record<string, string>) => Promise<unknown>;
 
 async function jsonBody(request: Request): Promise<Record<string, unknown>> {
-  const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) throw new ServiceError('payload_too_large', `The body is over ${MAX_BODY_BYTES} bytes`);
+  const text = await readTextLimited(request, MAX_BODY_BYTES).catch((e) => {
+    throw e instanceof BodyTooLarge ? new ServiceError('payload_too_large', `The body is over ${MAX_BODY_BYTES} bytes`) : e;
+  });
   if (!text) return {};
   try {
     const body = JSON.parse(text);

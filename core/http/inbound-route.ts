@@ -5,6 +5,7 @@ import type { Kernel } from '../kernel.ts';
 import { EXAMPLE_COMPANY, EXAMPLE_IDS } from '../operations/examples.ts';
 import { inboundTarget, receiveInbound } from '../services/inbound.ts';
 import { accessRecord } from './access-log.ts';
+import { BodyTooLarge, readBodyLimited } from './request-checks.ts';
 import { errorResponse } from './error-response.ts';
 import { failure } from './export-doc.ts';
 import type { Json } from './openapi-schemas.ts';
@@ -78,8 +79,9 @@ export function inboundRoute(kernel: Kernel) {
         const length = Number(request.headers.get('content-length') ?? 0);
         if (length > max) throw new ServiceError('payload_too_large', `The body is ${length} bytes; the limit is ${max} (MAX_BODY_BYTES)`);
         const target = await inboundTarget(kernel, (params as { token: string }).token);
-        const bytes = new Uint8Array(await request.arrayBuffer());
-        if (bytes.byteLength > max) throw new ServiceError('payload_too_large', `The body is over ${max} bytes (MAX_BODY_BYTES)`);
+        const bytes = await readBodyLimited(request, max).catch((e) => {
+          throw e instanceof BodyTooLarge ? new ServiceError('payload_too_large', `The body is over ${max} bytes (MAX_BODY_BYTES)`) : e;
+        });
         let body: unknown;
         try {
           body = JSON.parse(new TextDecoder().decode(bytes));

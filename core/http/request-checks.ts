@@ -59,3 +59,41 @@ export function mediaTypeRefusal(request: Request): ServiceError | null {
     `The body must be JSON sent with "Content-Type: application/json"${contentType === null ? ' (none was sent)' : `, not "${contentType.slice(0, 100)}"`}`,
   );
 }
+
+/** A body larger than a route takes: a 413 naming its limit (the caller's own error when it has one). */
+export class BodyTooLarge extends Error {
+  override name = 'BodyTooLarge';
+  constructor(readonly maxBytes: number) {
+    super(`The body is larger than ${maxBytes} bytes`);
+  }
+}
+
+/**
+ * A request's body, read up to `maxBytes` and no further: a chunked body has no Content-Length to
+ * check up front, and the listener's own cap is as high as the largest upload, so every route
+ * bounds what it reads itself.
+ */
+export async function readBodyLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) throw new BodyTooLarge(maxBytes);
+  if (!request.body) return new Uint8Array();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new BodyTooLarge(maxBytes);
+    }
+    parts.push(value);
+  }
+  return Buffer.concat(parts);
+}
+
+/** readBodyLimited, as text (UTF-8). */
+export async function readTextLimited(request: Request, maxBytes: number): Promise<string> {
+  return new TextDecoder().decode(await readBodyLimited(request, maxBytes));
+}

@@ -19,6 +19,7 @@ import { jsonQueryNames, readJson, restQuery } from './rest-input.ts';
 import { routeMethods } from './route-methods.ts';
 import { signinRoutes } from './signin/signin-routes.ts';
 import { exportRoute } from './export-route.ts';
+import { importRoute } from './import-route.ts';
 import { inboundRoute } from './inbound-route.ts';
 import { projectEventsRoute } from './project-events-route.ts';
 import { accountRoutes } from './account-routes.ts';
@@ -63,6 +64,9 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
     })),
     ...['/login', '/logout'].map((path) => ({ method: 'POST', path })),
     { method: 'GET', path: `${basePath}/projects/{project_id}/events` },
+    { method: 'GET', path: `${basePath}/projects/{project_id}/export.csv` },
+    { method: 'POST', path: `${basePath}/inbound/{token}` },
+    { method: 'POST', path: `${basePath}/projects/import.csv` },
     ...[
       ['GET', '/account/keys'],
       ['POST', '/account/keys'],
@@ -89,6 +93,7 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
     .use(projectEventsRoute(kernel))
     .use(exportRoute(kernel))
     .use(inboundRoute(kernel))
+    .use(importRoute(kernel))
     .use(accountRoutes(kernel))
     .use(oauthRoutes(kernel))
     .use(consoleRoutes(kernel));

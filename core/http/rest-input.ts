@@ -1,3 +1,4 @@
+import { BodyTooLarge, readTextLimited } from './request-checks.ts';
 import type { TSchema } from '@sinclair/typebox';
 import { ServiceError } from '../errors.ts';
 import type { CallInput } from '../operations/call-input.ts';
@@ -53,10 +54,13 @@ export function restQuery(op: AnyOperation, url: string, jsonNames: Set<string>)
 
 /** Reads the body as text (refusing one over the limit) and parses it when the pipeline asks. */
 export async function readJson(request: Request, op: AnyOperation, maxBytes: number): Promise<() => unknown> {
-  const text = await request.text();
-  // A chunked body has no Content-Length to check up front.
-  if (Buffer.byteLength(text) > maxBytes) {
-    throw new ServiceError('payload_too_large', `The body is larger than ${maxBytes} bytes (MAX_BODY_BYTES)`);
+  let text: string;
+  try {
+    text = await readTextLimited(request, maxBytes);
+  } catch (e) {
+    if (e instanceof BodyTooLarge)
+      throw new ServiceError('payload_too_large', `The body is larger than ${maxBytes} bytes (MAX_BODY_BYTES)`);
+    throw e;
   }
   return () => {
     if (text.trim() === '') {

@@ -81,7 +81,15 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
   }
 
   const form = (await projects.formData(project.pk)) as Record<string, unknown>;
-  const target = Math.min(builder.target(form), builder.maxRows);
+  const upload = await uploadOf(kernel, project, builder, form);
+  if (upload === null) {
+    const message = 'the uploaded file of this import is gone (deleted, or imported already): upload it again';
+    await failRun(kernel, project, job.id, message, note({ step: 'failed', message, attempt: job.attempt }), null);
+    return;
+  }
+  // The rows the run aims at, as the project's creation counted them: the plan's rows per project bound them too.
+  const plan = (await kernel.storage.workspaces.get(project.workspaceId))?.plan ?? 'free';
+  const target = Math.min(builder.target(form, upload), builder.maxRows, planRules(plan).maxRowsPerProject ?? Number.POSITIVE_INFINITY);
   const checkpoint: BuilderCheckpoint = project.builderCheckpoint ?? { rows_created: 0, pages: 0 };
   const resuming = project.builderStatus === 'running' && checkpoint.pages > 0;
   const scope = runScopeOf(checkpoint);
@@ -104,6 +112,8 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
 
   const ctx: BuilderRunContext = {
     ...pluginContext(kernel, builder, jobCtx.signal, { job_id: job.id, worker: jobCtx.workerId }),
+    pageRows: kernel.storage.rows.bulkRows,
+    ...(upload ? { upload: { ...upload, text: () => kernel.storage.uploads.read(upload.id) } } : {}),
     ...(resuming && checkpoint.cursor !== undefined ? { resume: { cursor: checkpoint.cursor } } : {}),
   };
   // Without a plugin cursor, a resumed run replays the plugin and skips the rows already written.
@@ -208,6 +218,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       checkpoint: null,
       log: note({ step: 'completed', message: `${created} rows in ${pages} pages`, total_rows: created }),
     });
+    if (upload) await forgetUpload(kernel, upload.id);
     log.info('builder run completed', {
       job_id: job.id,
       worker: jobCtx.workerId,
@@ -237,6 +248,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       note({ step: 'failed', message: 'run failed', attempt: job.attempt, error: message, total_rows: created }),
       { rows_created: created, target },
     );
+    if (upload) await forgetUpload(kernel, upload.id);
     log.warn('builder run failed', {
       job_id: job.id,
       worker: jobCtx.workerId,
@@ -264,6 +276,23 @@ async function tellBuilderEnded(
     builder_id: project.builderId,
     ...outcome,
   });
+}
+
+/**
+ * The uploaded file a builder's form names (`upload_id`, builders that declare `uploads`), as the
+ * run reads it; undefined when the form names none, null when it is gone (or not this workspace's).
+ */
+async function uploadOf(kernel: Kernel, project: Project, builder: AnyBuilder, form: Record<string, unknown>) {
+  if (!builder.uploads || typeof form.upload_id !== 'string') return undefined;
+  const upload = await kernel.storage.uploads.get(project.workspaceId, form.upload_id);
+  return upload?.completedAt ? upload : null;
+}
+
+/** An import's file, deleted once its run has ended (its rows are in the project now). */
+async function forgetUpload(kernel: Kernel, uploadId: string): Promise<void> {
+  await kernel.storage.uploads
+    .remove(uploadId)
+    .catch((e) => log.warn('an uploaded file could not be deleted', { upload_id: uploadId, error: (e as Error).message }));
 }
 
 /** How many rows of a page fit when only those that add a row (`adds`) take room: up to, not including, the first new row past it. */

@@ -30,6 +30,7 @@ export type {
   ToolContext,
   ToolItem,
   ToolPlugin,
+  UploadHead,
 } from '../plugins/plugin-types.ts';
 export type { ExpressionOutcome, Expressions } from '../expressions/expression-pool.ts';
 

@@ -29,6 +29,7 @@ import type {
   ToolContext,
   ToolItem,
   ToolPlugin,
+  UploadHead,
 } from '../plugins/plugin-types.ts';
 import { isEmptyValue } from '../rows/cell-values.ts';
 import { cellValueProblem } from '../rows/cell-limits.ts';
@@ -56,7 +57,19 @@ export interface BuilderRunOptions extends RunOptions {
   resume?: { cursor: unknown };
   /** Rows to collect at most (default: the builder's `maxRows`, where the host stops too). */
   maxRows?: number;
+  /** `ctx.pageRows` (default 100). */
+  pageRows?: number;
+  /** An uploaded file, as `ctx.upload` hands it (`text` in parts of `partChars`, default 64 KiB). */
+  upload?: { name: string; text: string; partChars?: number };
 }
+
+/** The upload's start, as the host hands it to columns/target/projectName. */
+export function uploadHead(upload: { name: string; text: string }): UploadHead {
+  return { name: upload.name, bytes: Buffer.byteLength(upload.text), head: upload.text.slice(0, UPLOAD_HEAD_CHARS) };
+}
+
+/** Characters of an upload's start the host keeps for columns/target (core/services/uploads.ts). */
+const UPLOAD_HEAD_CHARS = 65_536;
 
 /** What the host makes of one row: the tool's result, or `skipped` when a required input is empty. */
 export type ToolOutcome = EnrichResult | { status: 'skipped'; reason: string };
@@ -86,7 +99,23 @@ export function testToolContext<S extends TObject>(tool: ToolPlugin<S>, options:
 
 /** The context the host would give this builder's `run`. */
 export function testBuilderContext<S extends TObject>(builder: BuilderPlugin<S>, options: BuilderRunOptions = {}): BuilderRunContext {
-  return { ...baseContext(builder, options), ...(options.resume ? { resume: options.resume } : {}) };
+  const upload = options.upload;
+  const part = upload?.partChars ?? 65_536;
+  return {
+    ...baseContext(builder, options),
+    pageRows: options.pageRows ?? 100,
+    ...(options.resume ? { resume: options.resume } : {}),
+    ...(upload
+      ? {
+          upload: {
+            ...uploadHead(upload),
+            async *text() {
+              for (let i = 0; i < upload.text.length; i += part) yield upload.text.slice(i, i + part);
+            },
+          },
+        }
+      : {}),
+  };
 }
 
 /** Refuses inputs the host would refuse with a 422, naming each field. */
@@ -163,7 +192,7 @@ export async function runBuilder<S extends TObject>(
 ): Promise<BuiltRow[]> {
   assertBuilder(builder, `builder ${String((builder as { id?: unknown }).id)}`);
   refuse(`${builder.id} form`, schemaErrors(builder.input, form, 'form_data'));
-  builder.columns(form);
+  builder.columns(form, options.upload ? uploadHead(options.upload) : undefined);
   const limit = options.maxRows ?? builder.maxRows;
   const rows: BuiltRow[] = [];
   if (limit <= 0) return rows;

@@ -30,7 +30,19 @@ export interface BuilderPage {
   cursor?: unknown;
 }
 
+/** What a builder knows of an uploaded file before its run: its name, size and first characters. */
+export interface UploadHead {
+  name: string;
+  bytes: number;
+  /** The file's first characters (at least its first 64 KiB, or all of it). */
+  head: string;
+}
+
 export interface BuilderRunContext extends PluginContext {
+  /** Rows the host writes best per page on its database (larger on MySQL/MariaDB than on SQLite): a page size for sources that can choose. */
+  pageRows: number;
+  /** The uploaded file the form names (builders that declare `uploads`): its text, a part at a time. */
+  upload?: UploadHead & { text(): AsyncIterable<string> };
   /**
    * Set when a run is taken over after a crash: the cursor of the last page written. A plugin that
    * yields cursors continues after it; otherwise the host skips the rows it already has.
@@ -75,12 +87,18 @@ export interface BuilderPlugin<S extends TObject = TObject> extends PluginBase<S
    * this (or the plan's quota) and, seeing more, completes the run with a warning saying so.
    */
   maxRows: number;
-  /** The input columns the project gets, in order, known from the form before the run starts. */
-  columns(form: Static<S>): string[];
+  /**
+   * Takes an uploaded file (POST /projects/import.csv): its media types. The form then names the
+   * upload (`upload_id`), the host checks it is the caller's, and hands the file's start to
+   * columns/target/projectName and the whole file to run (`ctx.upload`).
+   */
+  uploads?: { mediaTypes: string[] };
+  /** The input columns the project gets, in order, known from the form (and an upload's start) before the run starts. */
+  columns(form: Static<S>, upload?: UploadHead): string[];
   /** A default project name when the caller gives none. */
-  projectName(form: Static<S>): string;
+  projectName(form: Static<S>, upload?: UploadHead): string;
   /** Rows the run aims at (for progress and credit reservation). */
-  target(form: Static<S>): number;
+  target(form: Static<S>, upload?: UploadHead): number;
   /** Yields pages of rows; the host writes each page (with its cursor) before asking for the next. */
   run(form: Static<S>, ctx: BuilderRunContext): AsyncIterable<BuiltRow[] | BuilderPage>;
 }

@@ -32,9 +32,9 @@ export async function startScheduledRun(kernel: Kernel, project: Project, schedu
   const workspace = await kernel.storage.workspaces.get(project.workspaceId);
   if (!workspace || !project.builderId) return skip('the project has no builder');
   const form = (await kernel.storage.projects.formData(project.pk)) as Record<string, unknown>;
-  let planned: ReturnType<typeof plannedBuild>;
+  let planned: Awaited<ReturnType<typeof plannedBuild>>;
   try {
-    planned = plannedBuild(kernel, workspace, { builder_id: project.builderId, form_data: form });
+    planned = await plannedBuild(kernel, workspace, { builder_id: project.builderId, form_data: form });
   } catch (e) {
     return skip(e instanceof ServiceError ? String(typeof e.detail === 'string' ? e.detail : e.detail.message) : (e as Error).message);
   }

@@ -43,7 +43,7 @@ export async function estimateBuild(
   workspace: Workspace,
   input: { builder_id: string; form_data: Record<string, unknown> },
 ): Promise<Estimate> {
-  const { builder, target } = plannedBuild(kernel, workspace, input);
+  const { builder, target } = await plannedBuild(kernel, workspace, input);
   const max = builderReservation(builder, target);
   // The source may hold fewer rows than the target: what is not written is given back, so the reservation is the most.
   return answer(kernel, workspace.id, target, max, max);

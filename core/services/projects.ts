@@ -43,7 +43,11 @@ export function projectSummary(p: Project, companyCount: number) {
 }
 
 /** The run a POST /projects body asks for, checked: its builder, the input columns, the rows it aims at. */
-export function plannedBuild(kernel: Kernel, workspace: Workspace, input: { builder_id: string; form_data: Record<string, unknown> }) {
+export async function plannedBuild(
+  kernel: Kernel,
+  workspace: Workspace,
+  input: { builder_id: string; form_data: Record<string, unknown> },
+) {
   const builder = kernel.plugins.builder(input.builder_id);
   if (!builder) {
     const known = kernel.plugins
@@ -61,10 +65,19 @@ export function plannedBuild(kernel: Kernel, workspace: Workspace, input: { buil
       errors,
     );
   }
-  const columns = builder.columns(input.form_data); // may refuse the form (e.g. a CSV without header)
+  // An uploaded file the form names: this workspace's, and fully stored; the builder reads its start.
+  const uploadId = builder.uploads && typeof input.form_data.upload_id === 'string' ? input.form_data.upload_id : undefined;
+  const upload = uploadId ? await kernel.storage.uploads.get(workspace.id, uploadId) : undefined;
+  const head = upload?.completedAt ? upload : undefined;
+  if (head?.projectPk != null) {
+    throw validationError('This file is imported by another project already; upload it again for a new project', [
+      { path: 'form_data.upload_id', message: 'is imported by another project' },
+    ]);
+  }
+  const columns = builder.columns(input.form_data, head); // may refuse the form (e.g. a CSV without header)
   const rowQuota = planRules(workspace.plan).maxRowsPerProject ?? Number.POSITIVE_INFINITY;
-  const target = Math.min(builder.target(input.form_data), builder.maxRows, rowQuota);
-  return { builder, columns, target };
+  const target = Math.min(builder.target(input.form_data, head), builder.maxRows, rowQuota);
+  return { builder, columns, target, upload: head };
 }
 
 /**
@@ -77,7 +90,7 @@ export async function createProjectFromBuilder(
   input: { builder_id: string; form_data: Record<string, unknown>; name?: string },
   keyId?: string,
 ): Promise<{ project_id: string }> {
-  const { builder, columns, target } = plannedBuild(kernel, workspace, input);
+  const { builder, columns, target, upload } = await plannedBuild(kernel, workspace, input);
   await checkProjectQuota(kernel, workspace);
   const projectId = newId();
   await reserveBuilderCredits(kernel, workspace.id, projectId, builder, target, keyId); // 402 when the balance or the key's cap is short
@@ -93,7 +106,7 @@ export async function createProjectFromBuilder(
             id: projectId,
             workspaceId: workspace.id,
             creatorId: workspace.id,
-            name: (input.name?.trim() || builder.projectName(input.form_data)).slice(0, 255),
+            name: (input.name?.trim() || builder.projectName(input.form_data, upload)).slice(0, 255),
             builderId: builder.id,
             formData: input.form_data,
             columns: columns.map((name) => ({ name, type: 'input' as const })),
@@ -105,6 +118,8 @@ export async function createProjectFromBuilder(
     await releaseBuilderCredits(kernel, workspace.id, projectId, builder);
     throw e;
   }
+  // The file is this project's now (another project cannot import it; it goes when the run ends).
+  if (upload) await kernel.storage.uploads.attach(upload.id, project.pk);
   return { project_id: project.id };
 }
 

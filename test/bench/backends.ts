@@ -43,14 +43,15 @@ async function databaseUrl(dialect: BenchDialect, cleanup: CleanupSteps): Promis
   return { url: await createDatabase(mariadb.url, name), where: 'throwaway mariadbd (flush each commit, 2 GB buffer pool)' };
 }
 
-export async function startBackend(dialect: BenchDialect): Promise<Backend> {
+/** `workers`: job workers inside the service (default 0: the benches that measure REST run none). */
+export async function startBackend(dialect: BenchDialect, options: { workers?: number } = {}): Promise<Backend> {
   const cleanup = new CleanupSteps();
   try {
     const { url: databaseUrlValue, where } = await databaseUrl(dialect, cleanup);
     // REST only (SERVE=rest; MCP_PORT=0 in case the MCP host starts anyway): the bench measures REST.
     const config = loadConfig({
       PROVIDER_MODE: 'sandbox',
-      WORKERS: '0',
+      WORKERS: String(options.workers ?? 0),
       SERVE: 'rest',
       MCP_PORT: '0',
       LOG_LEVEL: 'warn',

@@ -2,6 +2,7 @@ import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { setLogLevel } from '../../core/log.ts';
 import { type Backend, type BenchDialect, startBackend } from './backends.ts';
+import { importLine, measureImport } from './import-bench.ts';
 import { type BenchReport, markdown, slowPlans, writeJson } from './rows-report.ts';
 import { runDialect, type Settings } from './rows-suite.ts';
 
@@ -84,12 +85,25 @@ async function main(): Promise<void> {
       current = undefined;
     }
   }
+  // Bulk import: rows/s of an uploaded CSV (POST /projects/import.csv), on a service that runs its worker.
+  const imports: string[] = [];
+  const importRows = Number(process.env.BENCH_IMPORT_ROWS ?? 200_000);
+  for (const dialect of importRows > 0 ? dialects : []) {
+    current = await startBackend(dialect, { workers: 1 });
+    try {
+      imports.push(importLine(dialect, await measureImport(current, importRows, (l) => process.stderr.write(`${l}\n`))));
+    } finally {
+      await current.stop();
+      current = undefined;
+    }
+  }
   report.seconds = (Date.now() - startedAt.getTime()) / 1000;
   report.machine.loadAvgEnd = loadavg();
   writeJson(RESULTS, report);
   const plans = slowPlans(report);
   if (plans) process.stderr.write(`\nQueries over target (statement, then plan):\n${plans}\n`);
   process.stdout.write(`${markdown(report)}\n\nJSON: ${RESULTS}\n`);
+  if (imports.length) process.stdout.write(`\nBulk import (bun run bench:import for 1,000,000 rows):\n${imports.join('\n')}\n`);
 }
 
 main().catch(async (e) => {

@@ -5,4 +5,6 @@ export const mysqlLimits: DialectLimits = {
   maxJoinedTables: 61,
   // Under MariaDB's in_predicate_conversion_threshold (1,000), past which an IN list turns into a scanned subquery.
   inListSize: 800,
+  // Few, large transactions: each commit is a log flush; other writers go on beside them.
+  bulkRows: 5_000,
 };

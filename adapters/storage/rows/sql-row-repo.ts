@@ -18,6 +18,7 @@ import { SharedTotals } from './shared-totals.ts';
  */
 export class SqlRowRepo implements RowRepo {
   readonly rowsPerStatement: number;
+  readonly bulkRows: number;
   private readonly counters: RowCounters;
   private readonly reader: RowReader;
   private readonly listing: RowListing;
@@ -27,6 +28,7 @@ export class SqlRowRepo implements RowRepo {
   /** `memory`: this process's listing memory (a test may hand its own, to look into it). */
   constructor(database: Database, memory = new ListingMemory()) {
     this.rowsPerStatement = database.dialect.limits.inListSize;
+    this.bulkRows = database.dialect.limits.bulkRows;
     this.counters = new RowCounters(database);
     this.reader = new RowReader(database);
     const totals = new SharedTotals(database);

@@ -8,6 +8,7 @@ import { OAUTH_PATHS, authorizationServerMetadata } from '../../oauth/issuer.ts'
 import { OAuthError } from '../../oauth/oauth-error.ts';
 import { revokeRequest, tokenRequest } from '../../oauth/token-endpoint.ts';
 import { csrfMatches, sessionOf } from '../../services/sessions.ts';
+import { BodyTooLarge, readTextLimited } from '../request-checks.ts';
 import { clientAddress, sameOrigin } from '../signin/signin-routes.ts';
 import { authorizeErrorPage, consentPage } from './consent-page.ts';
 
@@ -72,9 +73,9 @@ function failure(e: unknown): Response {
 async function bodyText(request: Request): Promise<string> {
   const length = Number(request.headers.get('content-length') ?? 0);
   if (length > MAX_BODY_BYTES) throw new OAuthError('invalid_request', `The body is over ${MAX_BODY_BYTES} bytes`);
-  const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) throw new OAuthError('invalid_request', `The body is over ${MAX_BODY_BYTES} bytes`);
-  return text;
+  return readTextLimited(request, MAX_BODY_BYTES).catch((e) => {
+    throw e instanceof BodyTooLarge ? new OAuthError('invalid_request', `The body is over ${MAX_BODY_BYTES} bytes`) : e;
+  });
 }
 
 /** The token and revocation endpoints take a form (RFC 6749 §3.2). */

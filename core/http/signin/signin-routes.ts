@@ -5,6 +5,7 @@ import type { Kernel } from '../../kernel.ts';
 import type { FoundSession } from '../../storage.ts';
 import { CSRF_HEADER, csrfMatches, csrfRefusal, sessionCookie, sessionOf, signIn, signOut } from '../../services/sessions.ts';
 import { errorResponse } from '../error-response.ts';
+import { BodyTooLarge, readTextLimited } from '../request-checks.ts';
 import { loginPage } from './login-page.ts';
 
 /** A sign-in form or JSON body is small; anything larger is refused unread. */
@@ -43,8 +44,9 @@ async function readForm(request: Request): Promise<{ fields: Record<string, unkn
   if (!json && type !== 'application/x-www-form-urlencoded') {
     throw new ServiceError('unsupported_media_type', 'Send the form (application/x-www-form-urlencoded) or JSON (application/json)');
   }
-  const text = await request.text();
-  if (text.length > MAX_FORM_BYTES) throw new ServiceError('payload_too_large', `The body is over ${MAX_FORM_BYTES} bytes`);
+  const text = await readTextLimited(request, MAX_FORM_BYTES).catch((e) => {
+    throw e instanceof BodyTooLarge ? new ServiceError('payload_too_large', `The body is over ${MAX_FORM_BYTES} bytes`) : e;
+  });
   if (json) {
     let body: unknown;
     try {
@@ -126,7 +128,8 @@ export function signinRoutes(kernel: Kernel) {
           const form = type.startsWith('application/x-www-form-urlencoded');
           if (found) {
             const presented =
-              request.headers.get(CSRF_HEADER) ?? (form ? new URLSearchParams(await request.text()).get('csrf_token') : null);
+              request.headers.get(CSRF_HEADER) ??
+              (form ? new URLSearchParams(await readTextLimited(request, MAX_FORM_BYTES).catch(() => '')).get('csrf_token') : null);
             if (!csrfMatches(found, presented)) throw csrfRefusal();
             await signOut(kernel, found);
           }

@@ -1,16 +1,10 @@
 import { Readable } from 'node:stream';
-import { defineBuilder, Type, validationError } from 'workflow-service/plugin-sdk';
+import { defineBuilder, Type, type UploadHead, validationError } from 'workflow-service/plugin-sdk';
 import { parse as parser } from 'csv-parse';
 import { parse } from 'csv-parse/sync';
 
 /** Most rows one import writes; the host stops there and says so (builder_status.warning) when the CSV has more. */
-const MAX_ROWS = 100_000;
-/**
- * Rows per page handed to the host: one insert, one transaction each. On SQLite each commit holds
- * the process (and now and then runs a WAL checkpoint), so pages stay small: beside a 100,000-row
- * import, GET /projects measured p99 ≈ 75 ms at 100 rows a page and ≈ 100 ms at 250.
- */
-const PAGE_ROWS = 100;
+const MAX_ROWS = 1_000_000;
 /** Characters fed to the streaming parser at a time: the text is in memory already, its parsed records never all are. */
 const CHUNK_CHARS = 64 * 1024;
 
@@ -26,33 +20,57 @@ function headerText(text: string): string {
   return line.includes('"') ? text : line;
 }
 
-/** Header names, in order; refuses an empty, blank or duplicated header with a fixable message. */
-export function csvHeader(text: string): string[] {
+/** Header names, in order; refuses an empty, blank or duplicated header with a fixable message (naming `what`: csv_text, or the uploaded file). */
+export function csvHeader(text: string, what = 'csv_text'): string[] {
+  const path = what === 'csv_text' ? 'form_data.csv_text' : 'form_data.upload_id';
   let header: string[];
   try {
     const records = parse(headerText(text), { bom: true, to_line: 1, relax_quotes: false }) as string[][];
     header = (records[0] ?? []).map((h) => h.trim());
   } catch (e) {
-    throw validationError(`csv_text is not valid CSV: ${(e as Error).message}`, [
-      { path: 'form_data.csv_text', message: 'is not valid CSV' },
-    ]);
+    throw validationError(`${what} is not valid CSV: ${(e as Error).message}`, [{ path, message: 'is not valid CSV' }]);
   }
   if (header.length === 0) {
-    throw validationError('csv_text has no header row', [{ path: 'form_data.csv_text', message: 'needs a header row' }]);
+    throw validationError(`${what} has no header row`, [{ path, message: 'needs a header row' }]);
   }
   const blank = header.indexOf('');
   if (blank >= 0) {
-    throw validationError(`csv_text header ${blank + 1} is empty; name every column`, [
-      { path: 'form_data.csv_text', message: `header ${blank + 1} is empty` },
-    ]);
+    throw validationError(`${what} header ${blank + 1} is empty; name every column`, [{ path, message: `header ${blank + 1} is empty` }]);
   }
   const dup = header.find((h, i) => header.indexOf(h) !== i);
   if (dup !== undefined) {
-    throw validationError(`csv_text header "${dup}" appears twice; column names must be unique`, [
-      { path: 'form_data.csv_text', message: `duplicate header "${dup}"` },
+    throw validationError(`${what} header "${dup}" appears twice; column names must be unique`, [
+      { path, message: `duplicate header "${dup}"` },
     ]);
   }
   return header;
+}
+
+/** The CSV the form names: its text, or the uploaded file's start (refused when it names neither, or both). */
+function source(form: { csv_text?: string; upload_id?: string }, upload: UploadHead | undefined): { text: string; what: string } {
+  // The catalog's template holds both fields empty: an empty one is not sent.
+  form = { ...(form.csv_text ? { csv_text: form.csv_text } : {}), ...(form.upload_id ? { upload_id: form.upload_id } : {}) };
+  if (form.csv_text !== undefined && form.upload_id !== undefined) {
+    throw validationError('Send csv_text or upload_id, not both', [{ path: 'form_data', message: 'has both csv_text and upload_id' }]);
+  }
+  if (form.csv_text !== undefined) return { text: form.csv_text, what: 'csv_text' };
+  if (form.upload_id !== undefined && upload) return { text: upload.head, what: `the file "${upload.name}"` };
+  if (form.upload_id !== undefined) {
+    throw validationError('upload_id names no file of this workspace (POST /projects/import.csv uploads one)', [
+      { path: 'form_data.upload_id', message: 'names no upload' },
+    ]);
+  }
+  throw validationError('Send csv_text (the CSV itself) or upload the file (POST /projects/import.csv)', [
+    { path: 'form_data.csv_text', message: 'is required' },
+  ]);
+}
+
+/** Records of an uploaded file, estimated from its start: the start's records scaled to the file's size. */
+function estimateUpload(upload: UploadHead): number {
+  const headBytes = Buffer.byteLength(upload.head);
+  const records = estimateRecords(upload.head);
+  if (headBytes >= upload.bytes || headBytes === 0) return records;
+  return Math.round(((records + 1) * upload.bytes) / headBytes) - 1;
 }
 
 /**
@@ -69,7 +87,7 @@ export function estimateRecords(text: string): number {
 }
 
 /** The text in slices of about CHUNK_CHARS, never splitting a surrogate pair (each slice is encoded on its own). */
-function* chunks(text: string): Generator<string> {
+export function* chunks(text: string): Generator<string> {
   for (let i = 0; i < text.length; ) {
     let end = Math.min(text.length, i + CHUNK_CHARS);
     const last = text.charCodeAt(end - 1);
@@ -80,31 +98,39 @@ function* chunks(text: string): Generator<string> {
 }
 
 /**
- * The data records as they are parsed, in pages: csv-parse's streaming parser is fed the text a
- * chunk at a time, so at most a page of records (and the parser's small buffers) is held. Stopping
- * early (the host has written all it may) ends the parse.
+ * The data records as they are parsed, in pages of `pageRows`: csv-parse's streaming parser is fed
+ * the text a chunk at a time (from memory, or an upload's parts as the host reads them), so at most
+ * a page of records (and the parser's small buffers) is held. The first `skip` records are passed
+ * over (a resumed run). Stopping early (the host has written all it may) ends the parse.
  */
-async function* recordPages(text: string): AsyncGenerator<string[][]> {
-  const source = Readable.from(chunks(text));
+async function* recordPages(
+  text: Iterable<string> | AsyncIterable<string>,
+  what: string,
+  pageRows: number,
+  skip: number,
+): AsyncGenerator<string[][]> {
+  const source = Readable.from(text);
   const records = parser({ bom: true, skip_empty_lines: true, relax_column_count: true });
   source.pipe(records);
   let page: string[][] = [];
   let header = true;
+  let seen = 0;
   try {
     for await (const record of records as AsyncIterable<string[]>) {
       if (header) {
         header = false;
         continue;
       }
+      if (seen++ < skip) continue;
       page.push(record);
-      if (page.length === PAGE_ROWS) {
+      if (page.length === pageRows) {
         yield page;
         page = [];
       }
     }
     if (page.length) yield page;
   } catch (e) {
-    throw new Error(`csv_text is not valid CSV: ${(e as Error).message}`);
+    throw new Error(`${what} is not valid CSV: ${(e as Error).message}`);
   } finally {
     source.destroy();
     records.destroy();
@@ -118,37 +144,59 @@ export default defineBuilder({
   name: 'CSV import',
   description:
     'Creates one row per CSV record. The first line is the header: each header becomes an input column, in order. Quoted fields may hold commas and newlines; a UTF-8 BOM is ignored. ' +
+    'Send the CSV as csv_text, or upload a file of any size (POST /projects/import.csv, which makes the project) and name it by upload_id. ' +
     `At most ${MAX_ROWS.toLocaleString('en-US')} rows (and the plan's rows per project): a longer file imports its first rows and the run completes with builder_status.warning saying where it stopped. Needs no provider.`,
   category: 'import',
   tags: ['import', 'csv'],
   legacyIds: ['csv_import'],
   input: Type.Object(
     {
-      csv_text: Type.String({
-        minLength: 1,
-        description: `CSV text with a header row. At most ${MAX_ROWS.toLocaleString('en-US')} data rows are imported: a longer file stops there, keeps those rows and completes with builder_status.warning (split it to import the rest).`,
-      }),
+      csv_text: Type.Optional(
+        Type.String({
+          minLength: 1,
+          description: `CSV text with a header row. At most ${MAX_ROWS.toLocaleString('en-US')} data rows are imported: a longer file stops there, keeps those rows and completes with builder_status.warning (split it to import the rest).`,
+        }),
+      ),
+      upload_id: Type.Optional(
+        Type.String({ description: 'An uploaded CSV file of this workspace (POST /projects/import.csv), instead of csv_text.' }),
+      ),
     },
     { additionalProperties: false },
   ),
   cost: { credits: 0, per: 'row' },
   maxRows: MAX_ROWS,
-  columns: (form) => csvHeader(form.csv_text),
-  projectName: (form) => `CSV import (${csvHeader(form.csv_text).length} columns)`,
-  target: (form) => estimateRecords(form.csv_text),
+  uploads: { mediaTypes: ['text/csv', 'text/plain', 'application/csv', 'application/vnd.ms-excel', 'application/octet-stream'] },
+  columns: (form, upload) => {
+    const { text, what } = source(form, upload);
+    return csvHeader(text, what);
+  },
+  projectName: (form, upload) => {
+    const { text, what } = source(form, upload);
+    return upload && form.upload_id ? upload.name : `CSV import (${csvHeader(text, what).length} columns)`;
+  },
+  target: (form, upload) => (form.csv_text || !upload ? estimateRecords(form.csv_text ?? '') : estimateUpload(upload)),
   // Yields every record it finds: the host writes up to maxRows (and the plan's quota) and, seeing
-  // more, stops with a warning instead of dropping them silently.
-  async *run(form) {
-    const header = csvHeader(form.csv_text);
-    for await (const records of recordPages(form.csv_text)) {
-      yield records.map((rec) => {
-        const row: Record<string, unknown> = {};
-        header.forEach((h, j) => {
-          const v = rec[j];
-          row[h] = v === undefined || v === '' ? null : v;
-        });
-        return row;
-      });
+  // more, stops with a warning instead of dropping them silently. Each page's cursor counts the
+  // records read so far, so a run taken over after a crash goes on after them.
+  async *run(form, ctx) {
+    const { text, what } = source(form, ctx.upload);
+    const header = csvHeader(text, what);
+    const resumed = (ctx.resume?.cursor as { records?: number } | undefined)?.records ?? 0;
+    let records = resumed;
+    const parts = form.csv_text ? chunks(form.csv_text) : (ctx.upload as NonNullable<typeof ctx.upload>).text();
+    for await (const page of recordPages(parts, what, ctx.pageRows, resumed)) {
+      records += page.length;
+      yield {
+        rows: page.map((rec) => {
+          const row: Record<string, unknown> = {};
+          header.forEach((h, j) => {
+            const v = rec[j];
+            row[h] = v === undefined || v === '' ? null : v;
+          });
+          return row;
+        }),
+        cursor: { records },
+      };
     }
   },
 });

@@ -1,0 +1,136 @@
+import { Readable } from 'node:stream';
+import busboy from 'busboy';
+import { Elysia } from 'elysia';
+import { refuseSpentKey } from '../credits/key-caps.ts';
+import { ServiceError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { Kernel } from '../kernel.ts';
+import { EXAMPLE_IDS } from '../operations/examples.ts';
+import { importUpload } from '../services/uploads.ts';
+import { errorResponse } from './error-response.ts';
+import { failure } from './export-doc.ts';
+import type { Json } from './openapi-schemas.ts';
+import { workspaceOfCaller } from './project-access.ts';
+
+/** The OpenAPI entry of POST …/projects/import.csv (a file body, so not an operation of the table). */
+const importOperation: Json = {
+  operationId: 'import_csv_file',
+  summary: 'Import a CSV file',
+  description:
+    'Makes a project from a CSV file of any size (up to MAX_UPLOAD_BYTES, 1 GiB by default), sent as the request body (Content-Type text/csv) or as the `file` part of multipart/form-data. The file is stored as it streams in, then csv_import_builder imports it as POST /projects does with csv_text: the header gives the columns, every record a row, written in large transactions with progress in builder_status, resumed after a crash without duplicates. Answers as POST /projects does, with the upload’s size.',
+  tags: ['Projects'],
+  parameters: [
+    {
+      name: 'name',
+      in: 'query',
+      required: false,
+      description: 'The project’s name (default: the file’s name).',
+      schema: { type: 'string' },
+    },
+    {
+      name: 'builder_id',
+      in: 'query',
+      required: false,
+      description: 'A builder that takes files (default csv_import_builder).',
+      schema: { type: 'string' },
+    },
+  ],
+  requestBody: {
+    required: true,
+    content: {
+      'text/csv': { schema: { type: 'string' }, example: 'Name,Website\r\nAcme,acme.com\r\n' },
+      'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } }, required: ['file'] } },
+    },
+  },
+  responses: {
+    201: {
+      description: 'The project is made and its import queued; follow it on GET /projects/{project_id}.',
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['project_id', 'upload_id', 'bytes'],
+            properties: { project_id: { type: 'string' }, upload_id: { type: 'string' }, bytes: { type: 'integer' } },
+          },
+          example: { project_id: EXAMPLE_IDS.project, upload_id: '01a20c00-5b1e-7c4d-9a2f-3e8d1c6b7a90', bytes: 104857600 },
+        },
+      },
+    },
+    401: failure('No API key or session.', 'Missing API key: send it in the service-api-key header (or sign in at /login)'),
+    402: failure('Not enough credits for the builder, or the API key’s monthly cap is spent.', 'This run needs 3000 credits…'),
+    403: failure(
+      'The plan has no API access, or a console session’s CSRF token is missing.',
+      'The workspace\'s plan "free" has no API access; upgrade it',
+    ),
+    413: failure('The file is over MAX_UPLOAD_BYTES.', 'The file is larger than 1073741824 bytes (MAX_UPLOAD_BYTES); split it'),
+    415: failure(
+      'Neither a CSV body nor multipart/form-data.',
+      'Send the CSV as the body (Content-Type: text/csv) or as the "file" part of multipart/form-data',
+    ),
+    422: failure('The file is empty, has no header, or repeats a column name; nothing is kept.', 'the file "leads.csv" has no header row'),
+    429: failure('Over the plan’s requests per minute.', 'Too many requests: the pro plan allows 1200 per minute per key; retry in 3 s'),
+  },
+  security: [{ apiKey: [] }, {}],
+};
+
+/** The file of a multipart body: the stream of its `file` part (fields other than `file` are ignored; use the query). */
+function multipartFile(request: Request): Promise<{ fileName: string; stream: AsyncIterable<Uint8Array> }> {
+  return new Promise((resolve, reject) => {
+    const parser = busboy({ headers: Object.fromEntries(request.headers), limits: { files: 1, fields: 20 } });
+    let found = false;
+    parser.on('file', (field, stream, info) => {
+      if (field !== 'file' || found) {
+        stream.resume(); // not ours: drained
+        return;
+      }
+      found = true;
+      resolve({ fileName: info.filename || 'upload.csv', stream: stream as AsyncIterable<Uint8Array> });
+    });
+    parser.on('error', (e) =>
+      reject(new ServiceError('validation_error', `The multipart body could not be read: ${(e as Error).message}`)),
+    );
+    parser.on('close', () => {
+      if (!found)
+        reject(new ServiceError('validation_error', 'The multipart body has no "file" part: send the CSV as the part named file'));
+    });
+    if (!request.body)
+      return reject(new ServiceError('validation_error', 'The multipart body is empty: send the CSV as the part named file'));
+    Readable.fromWeb(request.body as never).pipe(parser);
+  });
+}
+
+/** `POST {BASE_PATH}/projects/import.csv?name=…` (DESIGN §12, bulk import): a CSV of any size, streamed to storage. */
+export function importRoute(kernel: Kernel) {
+  const path = `${kernel.config.basePath}/projects/import.csv`;
+  return new Elysia({ name: 'workflow-import' }).post(
+    path,
+    async ({ request }) => {
+      const requestId = newId();
+      try {
+        const { workspace, keyId } = await workspaceOfCaller(kernel, request);
+        if (keyId) await refuseSpentKey(kernel, keyId);
+        const url = new URL(request.url);
+        const name = url.searchParams.get('name')?.trim() || undefined;
+        const builderId = url.searchParams.get('builder_id') || 'csv_import_builder';
+        const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+        let file: { fileName: string; stream: AsyncIterable<Uint8Array> };
+        if (type === 'multipart/form-data') file = await multipartFile(request);
+        else if (['text/csv', 'text/plain', 'application/csv', 'application/octet-stream', 'application/vnd.ms-excel'].includes(type)) {
+          // No body at all is an empty file (refused as such), not a stream that never ends.
+          const stream = (request.body ?? []) as AsyncIterable<Uint8Array>;
+          file = { fileName: name ? `${name}.csv` : 'import.csv', stream };
+        } else {
+          throw new ServiceError(
+            'unsupported_media_type',
+            'Send the CSV as the body (Content-Type: text/csv) or as the "file" part of multipart/form-data',
+          );
+        }
+        const made = await importUpload(kernel, workspace, { name, fileName: file.fileName, builderId, body: file.stream }, keyId);
+        return Response.json(made, { status: 201, headers: { 'x-request-id': requestId, 'cache-control': 'no-store' } });
+      } catch (e) {
+        return errorResponse(e, requestId);
+      }
+    },
+    { parse: 'none', detail: importOperation as never },
+  );
+}
