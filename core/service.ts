@@ -113,6 +113,7 @@ export function startWorkers(kernel: Kernel): () => void {
   // Uploaded files no project imports (abandoned uploads, deleted projects) go after a day.
   const pruning = setInterval(() => void pruneUploads(kernel), 3600_000);
   pruning.unref();
+  void pruneUploads(kernel);
   kernel.queue.consume(
     {
       // A payload that does not fit goes to the dead letter with the reason, never into a retry loop.

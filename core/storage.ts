@@ -225,6 +225,11 @@ export interface BuilderRunState {
   builderProgress?: Project['builderProgress'];
   checkpoint?: BuilderCheckpoint | null;
   log?: ExecutionLogEntry[];
+  /**
+   * A page's write: the checkpoint the run last wrote. The page commits only if the project still
+   * holds it (else StaleBuilderRun, nothing written), so two attempts of one run never both write.
+   */
+  checkpointWas?: BuilderCheckpoint | null;
 }
 
 export interface RowPageQuery {
@@ -493,6 +498,17 @@ export interface EnrichmentCache {
 
 /** What one step of an enrichment batch did with a tool (self-tuning waterfalls, DESIGN §12). */
 /** An insert met a unique key another write stored first (nothing was written): read the keys again. */
+/**
+ * A builder page whose run is no longer the one the project follows (its attempt timed out and a
+ * retry took over, which moved the checkpoint): nothing was written; the stale run stops.
+ */
+export class StaleBuilderRun extends Error {
+  override name = 'StaleBuilderRun';
+  constructor() {
+    super('the builder run moved on without this attempt');
+  }
+}
+
 export class UniqueKeyTaken extends Error {
   override name = 'UniqueKeyTaken';
   constructor() {
@@ -650,22 +666,22 @@ export interface UploadRecord {
   createdAt: number;
   /** Set once every part is stored; an upload never completed is not imported. */
   completedAt: number | null;
-  /** The project importing it, once made. */
-  projectPk: number | null;
+  /** The project importing it (its id, named before the project is made). */
+  projectId: string | null;
 }
 
 export interface UploadRepo {
-  create(upload: Omit<UploadRecord, 'bytes' | 'parts' | 'head' | 'completedAt' | 'projectPk'>): Promise<void>;
+  create(upload: Omit<UploadRecord, 'bytes' | 'parts' | 'head' | 'completedAt' | 'projectId'>): Promise<void>;
   addPart(uploadId: string, partNo: number, text: string): Promise<void>;
   complete(uploadId: string, totals: { bytes: number; parts: number; head: string }): Promise<void>;
   get(workspaceId: string, id: string): Promise<UploadRecord | undefined>;
   /** Names the project that imports the upload (false: it is another project's already). */
-  attach(uploadId: string, projectPk: number): Promise<boolean>;
+  attach(uploadId: string, projectId: string): Promise<boolean>;
   /** The parts' text, in order, read one at a time. */
   read(uploadId: string): AsyncIterable<string>;
   /** Deletes an upload and its parts. */
   remove(uploadId: string): Promise<void>;
-  /** Deletes uploads created before `before` that no live project imports (never used, or its project deleted); answers how many. */
+  /** Deletes uploads created before `before` that no run reads any more (never imported, project deleted, run over); answers how many (at most 100 a call). */
   pruneUnused(before: number): Promise<number>;
 }
 

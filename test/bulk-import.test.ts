@@ -56,7 +56,10 @@ describe.each(DIALECTS)('CSV upload on %s', (dialect) => {
     );
 
   beforeAll(async () => {
-    t = await startTestService(dialect, { MAX_UPLOAD_BYTES: '3000000' });
+    t = await startTestService(dialect, {
+      MAX_UPLOAD_BYTES: '8000000',
+      PLANS_JSON: JSON.stringify({ one: { apiAccess: true, maxProjects: 1, requestsPerMinute: null } }),
+    });
   });
   afterAll(() => t.stop());
 
@@ -97,7 +100,7 @@ describe.each(DIALECTS)('CSV upload on %s', (dialect) => {
       ['Name,Name\nA,B\n', {}, 422, 'appears twice'],
       [',\n1\n', {}, 422, 'empty'],
       [csvOf(10), { 'content-type': 'application/json' }, 415, 'text/csv'],
-      [csvOf(80_000), {}, 413, 'MAX_UPLOAD_BYTES'],
+      [csvOf(200_000), {}, 413, 'MAX_UPLOAD_BYTES'],
     ];
     for (const [body, headers, status, words] of cases) {
       const r = await upload(body, '', headers);
@@ -107,6 +110,71 @@ describe.each(DIALECTS)('CSV upload on %s', (dialect) => {
     expect((await fetch(`${t.url}/projects/import.csv`, { method: 'POST', body: 'a\n1' })).status).toBe(401);
     expect((await t.api('GET', '/projects?limit=100')).body.total).toBe(projectsBefore);
     expect(await uploadsLeft()).toBe(0);
+  });
+
+  test('what a spreadsheet saves: not UTF-8, UTF-16 or another charset is a 422 saying what to do; a UTF-8 file name is kept', async () => {
+    const latin1 = new Uint8Array([...new TextEncoder().encode('Name\nCaf'), 0xe9, 0x0a]);
+    const utf16 = new Uint8Array([0xff, 0xfe, 0x4e, 0x00, 0x0a, 0x00]);
+    for (const [body, headers, words] of [
+      [latin1, {}, 'not UTF-8'],
+      [utf16, {}, 'UTF-16'],
+      ['Name\nA\n', { 'content-type': 'text/csv; charset=windows-1252' }, 'must be UTF-8'],
+    ] as [BodyInit, Record<string, string>, string][]) {
+      const r = await upload(body, '', headers);
+      expect(r.status).toBe(422);
+      expect(JSON.stringify((await r.json()).detail)).toContain(words);
+    }
+    const form = new FormData();
+    form.append('file', new Blob(['Name,Website']), 'café.csv'); // a header alone, no line break
+    const r = await fetch(`${t.url}/projects/import.csv`, { method: 'POST', headers: { 'service-api-key': t.key }, body: form });
+    expect(r.status).toBe(201);
+    const project = await waitForBuilder(t, (await r.json()).project_id);
+    expect(project).toMatchObject({ name: 'café.csv', row_count: 0, builder_status: { type: 'completed' } });
+    expect((await t.api('GET', `/projects/${project.id}/columns`)).body.map((c: any) => c.name)).toEqual(['Name', 'Website']);
+    expect(await uploadsLeft()).toBe(0);
+  });
+
+  test('a broken multipart body is a 422, not a 500', async () => {
+    const noBoundary = await upload('--x\r\nfoo', '', { 'content-type': 'multipart/form-data' });
+    expect(noBoundary.status).toBe(422);
+    const cut = await upload('--b\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nName\nAcme\n', '', {
+      'content-type': 'multipart/form-data; boundary=b',
+    });
+    expect(cut.status).toBe(422);
+    expect(JSON.stringify((await cut.json()).detail)).toContain('multipart');
+    expect(await uploadsLeft()).toBe(0);
+  });
+
+  test('checks come before the file is stored: a bad header past the size limit is a 422, a workspace at its project quota a 403', async () => {
+    const big = `Name,Name\n${'x,y\n'.repeat(2_500_000)}`; // 10 MB, over the 8 MB limit
+    const r = await upload(trickle(big, 65_536)); // streamed: no Content-Length to refuse up front
+    expect(r.status).toBe(422);
+    expect(JSON.stringify((await r.json()).detail)).toContain('appears twice');
+    const full = await t.newWorkspace('one');
+    await t.api('POST', '/projects', {
+      headers: { 'service-api-key': full.key },
+      body: { builder_id: 'manual_list_builder', form_data: { companies: 'A' } },
+    });
+    const refused = await upload(csvOf(10), '', { 'service-api-key': full.key });
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).detail.code).toBe('quota_exceeded');
+    expect(await uploadsLeft()).toBe(0);
+  });
+
+  test('a stray quote fails the run with the parser’s reason instead of reading the rest of the file as one field; large rows make smaller pages', async () => {
+    const stray = `Name,Notes\nAcme,"unclosed\n${'Globex,ok\n'.repeat(250_000)}`; // 2.5 MB after the quote
+    const r = await upload(stray);
+    expect(r.status).toBe(201);
+    const failed = await waitForBuilder(t, (await r.json()).project_id, 60_000);
+    expect(failed.builder_status.type).toBe('failed');
+    expect(failed.builder_status.error_message).toContain('is not valid CSV');
+    expect(failed.builder_status.error_message).toContain('maximum'); // stopped at the record bound, not at the end of the file
+    const wide = `Name,Notes\n${Array.from({ length: 60 }, (_, i) => `Row ${i},${'z'.repeat(100_000)}`).join('\n')}\n`;
+    const made = await upload(wide);
+    const p = await waitForBuilder(t, (await made.json()).project_id, 60_000);
+    expect(p).toMatchObject({ row_count: 60, builder_status: { type: 'completed' } });
+    // 6 MB of records: more than one page, whatever the rows per page.
+    expect(p.lead_gen_execution_log.filter((e: any) => e.step === 'page').length).toBeGreaterThan(1);
   });
 
   test('an upload_id names only this workspace’s file, once', async () => {

@@ -8,6 +8,29 @@ export function chunks<T>(items: T[], size: number): T[][] {
 }
 
 /**
+ * `items` in slices of at most `size` items and about `maxChars` characters (as `charsOf` counts
+ * them; an item larger than that is a slice of its own): a multi-row statement of large rows stays
+ * far below the database's packet size (MariaDB's max_allowed_packet, 16 MB by default).
+ */
+export function chunksBySize<T>(items: T[], size: number, maxChars: number, charsOf: (item: T) => number): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
+  let chars = 0;
+  for (const item of items) {
+    const n = charsOf(item);
+    if (current.length > 0 && (current.length >= size || chars + n > maxChars)) {
+      out.push(current);
+      current = [];
+      chars = 0;
+    }
+    current.push(item);
+    chars += n;
+  }
+  if (current.length) out.push(current);
+  return out;
+}
+
+/**
  * A multi-row INSERT written by hand. Kysely's builder makes (and freezes) an operation node per
  * value, which was most of the CPU of small, frequent inserts (32 concurrent single-row POSTs
  * coalesce into one insert of 32 rows × every column). Same `?` placeholders on both dialects.

@@ -388,7 +388,7 @@ export interface UploadTable {
   head: string;
   created_at: number;
   completed_at: number | null;
-  project_pk: number | null;
+  project_id: string | null;
 }
 
 export interface UploadPartTable {

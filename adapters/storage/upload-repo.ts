@@ -1,4 +1,5 @@
 import type { UploadRecord, UploadRepo } from '../../core/storage.ts';
+import { breathe } from '../../core/jobs/breathe.ts';
 import type { Database } from './database.ts';
 import type { UploadTable } from './tables.ts';
 
@@ -11,7 +12,7 @@ const recordOf = (r: UploadTable): UploadRecord => ({
   head: r.head,
   createdAt: Number(r.created_at),
   completedAt: r.completed_at === null ? null : Number(r.completed_at),
-  projectPk: r.project_pk === null ? null : Number(r.project_pk),
+  projectId: r.project_id,
 });
 
 /** Uploaded files in text parts: written as they stream in, read back a part at a time. */
@@ -22,7 +23,7 @@ export class SqlUploadRepo implements UploadRepo {
     return this.database.db;
   }
 
-  async create(u: Omit<UploadRecord, 'bytes' | 'parts' | 'head' | 'completedAt' | 'projectPk'>): Promise<void> {
+  async create(u: Omit<UploadRecord, 'bytes' | 'parts' | 'head' | 'completedAt' | 'projectId'>): Promise<void> {
     await this.db
       .insertInto('uploads')
       .values({
@@ -34,7 +35,7 @@ export class SqlUploadRepo implements UploadRepo {
         head: '',
         created_at: u.createdAt,
         completed_at: null,
-        project_pk: null,
+        project_id: null,
       })
       .execute();
   }
@@ -61,43 +62,47 @@ export class SqlUploadRepo implements UploadRepo {
     return r && recordOf(r);
   }
 
-  async attach(uploadId: string, projectPk: number): Promise<boolean> {
+  async attach(uploadId: string, projectId: string): Promise<boolean> {
     const r = await this.db
       .updateTable('uploads')
-      .set({ project_pk: projectPk })
+      .set({ project_id: projectId })
       .where('id', '=', uploadId)
-      .where((eb) => eb.or([eb('project_pk', 'is', null), eb('project_pk', '=', projectPk)]))
+      .where((eb) => eb.or([eb('project_id', 'is', null), eb('project_id', '=', projectId)]))
       .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 
   async *read(uploadId: string): AsyncIterable<string> {
-    for (let partNo = 0; ; partNo++) {
+    const upload = await this.db.selectFrom('uploads').select('parts').where('id', '=', uploadId).executeTakeFirst();
+    const parts = Number(upload?.parts ?? 0);
+    for (let partNo = 0; partNo < parts; partNo++) {
       const r = await this.db
         .selectFrom('upload_parts')
         .select('text')
         .where('upload_id', '=', uploadId)
         .where('part_no', '=', partNo)
         .executeTakeFirst();
-      if (!r) return;
+      // Never a short file taken for a whole one: a missing part (the upload deleted meanwhile) fails the run.
+      if (!r) throw new Error(`the uploaded file is incomplete: part ${partNo + 1} of ${parts} is missing (deleted meanwhile?)`);
       yield r.text;
     }
   }
 
   async remove(uploadId: string): Promise<void> {
-    // Parts first, 64 at a time: a large upload's parts are deleted in short statements.
+    // Parts first, 8 (≈ 8–32 MB) at a time: a large upload's parts go in short statements, others' writes between them.
     const last = await this.db
       .selectFrom('upload_parts')
       .select((eb) => eb.fn.max('part_no').as('n'))
       .where('upload_id', '=', uploadId)
       .executeTakeFirst();
-    for (let from = 0; from <= Number(last?.n ?? -1); from += 64) {
+    for (let from = 0; from <= Number(last?.n ?? -1); from += 8) {
       await this.db
         .deleteFrom('upload_parts')
         .where('upload_id', '=', uploadId)
         .where('part_no', '>=', from)
-        .where('part_no', '<', from + 64)
+        .where('part_no', '<', from + 8)
         .execute();
+      await breathe();
     }
     await this.db.deleteFrom('uploads').where('id', '=', uploadId).execute();
   }
@@ -105,10 +110,18 @@ export class SqlUploadRepo implements UploadRepo {
   async pruneUnused(before: number): Promise<number> {
     const stale = await this.db
       .selectFrom('uploads as u')
-      .leftJoin('projects as p', 'p.pk', 'u.project_pk')
+      .leftJoin('projects as p', 'p.id', 'u.project_id')
       .select('u.id')
       .where('u.created_at', '<', before)
-      .where((eb) => eb.or([eb('u.project_pk', 'is', null), eb('p.pk', 'is', null), eb('p.deleted_at', 'is not', null)]))
+      // Never imported, its project deleted, or its run over (one whose own clean-up did not happen).
+      .where((eb) =>
+        eb.or([
+          eb('u.project_id', 'is', null),
+          eb('p.pk', 'is', null),
+          eb('p.deleted_at', 'is not', null),
+          eb('p.builder_status', 'not in', ['queued', 'running']),
+        ]),
+      )
       .limit(100)
       .execute();
     for (const { id } of stale) await this.remove(id);

@@ -44,7 +44,7 @@ export const exportOperation: Json = {
       in: 'query',
       required: false,
       description:
-        "0: write text that starts with =, +, -, @, a tab or a carriage return as it is. By default such text (numbers excepted) starts with ' so that a spreadsheet opens it as text, not as a formula (CSV injection).",
+        "0: write text that starts with =, +, -, @, a tab or a carriage return as it is. By default such text (numbers excepted) starts with ' so that a spreadsheet opens it as text instead of evaluating it (CSV injection).",
       schema: { type: 'string', enum: ['0', '1'] },
     },
     {

@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import busboy from 'busboy';
 import { Elysia } from 'elysia';
 import { refuseSpentKey } from '../credits/key-caps.ts';
@@ -17,7 +17,7 @@ const importOperation: Json = {
   operationId: 'import_csv_file',
   summary: 'Import a CSV file',
   description:
-    'Makes a project from a CSV file of any size (up to MAX_UPLOAD_BYTES, 1 GiB by default), sent as the request body (Content-Type text/csv) or as the `file` part of multipart/form-data. The file is stored as it streams in, then csv_import_builder imports it as POST /projects does with csv_text: the header gives the columns, every record a row, written in large transactions with progress in builder_status, resumed after a crash without duplicates. Answers as POST /projects does, with the upload’s size.',
+    'Makes a project from a CSV file of any size (up to MAX_UPLOAD_BYTES, 1 GiB by default), sent as the request body (Content-Type text/csv) or as the `file` part of multipart/form-data. The file is stored as it streams in, then the builder that takes CSV files imports it as POST /projects does with csv_text: the header gives the columns, every record a row, written in large transactions with progress in builder_status, resumed after a crash without duplicates. Answers as POST /projects does, with the upload’s size.',
   tags: ['Projects'],
   parameters: [
     {
@@ -31,7 +31,7 @@ const importOperation: Json = {
       name: 'builder_id',
       in: 'query',
       required: false,
-      description: 'A builder that takes files (default csv_import_builder).',
+      description: 'A builder that takes files (default: the one that takes text/csv, the bundled CSV import).',
       schema: { type: 'string' },
     },
   ],
@@ -73,30 +73,58 @@ const importOperation: Json = {
   security: [{ apiKey: [] }, {}],
 };
 
-/** The file of a multipart body: the stream of its `file` part (fields other than `file` are ignored; use the query). */
+/** A multipart body that cannot be read (no boundary, cut short): the sender's fault, a 400-class answer. */
+const badMultipart = (e: unknown) =>
+  new ServiceError(
+    'validation_error',
+    `The multipart body could not be read (${(e as Error).message}): send the CSV as the part named file`,
+  );
+
+/**
+ * The file of a multipart body: the stream of its `file` part (fields other than `file` are
+ * ignored; use the query). Errors of the body or of the form end the file's stream with a 422.
+ */
 function multipartFile(request: Request): Promise<{ fileName: string; stream: AsyncIterable<Uint8Array> }> {
   return new Promise((resolve, reject) => {
-    const parser = busboy({ headers: Object.fromEntries(request.headers), limits: { files: 1, fields: 20 } });
-    let found = false;
+    if (!request.body)
+      return reject(new ServiceError('validation_error', 'The multipart body is empty: send the CSV as the part named file'));
+    let parser: busboy.Busboy;
+    try {
+      // File names as browsers send them (UTF-8), not latin1.
+      parser = busboy({ headers: Object.fromEntries(request.headers), limits: { files: 1, fields: 20 }, defParamCharset: 'utf8' });
+    } catch (e) {
+      return reject(badMultipart(e));
+    }
+    let file: Readable | undefined;
     parser.on('file', (field, stream, info) => {
-      if (field !== 'file' || found) {
+      if (field !== 'file' || file) {
         stream.resume(); // not ours: drained
         return;
       }
-      found = true;
-      resolve({ fileName: info.filename || 'upload.csv', stream: stream as AsyncIterable<Uint8Array> });
+      file = stream;
+      // Its error reaches whoever reads it (the stream stays errored); until then, nobody listens.
+      stream.on('error', () => {});
+      resolve({ fileName: info.filename || 'upload.csv', stream: failingAs(stream, badMultipart) });
     });
-    parser.on('error', (e) =>
-      reject(new ServiceError('validation_error', `The multipart body could not be read: ${(e as Error).message}`)),
-    );
     parser.on('close', () => {
-      if (!found)
-        reject(new ServiceError('validation_error', 'The multipart body has no "file" part: send the CSV as the part named file'));
+      if (!file) reject(new ServiceError('validation_error', 'The multipart body has no "file" part: send the CSV as the part named file'));
     });
-    if (!request.body)
-      return reject(new ServiceError('validation_error', 'The multipart body is empty: send the CSV as the part named file'));
-    Readable.fromWeb(request.body as never).pipe(parser);
+    // pipeline passes an error of either side to the other (a client that goes away, a form cut short).
+    pipeline(Readable.fromWeb(request.body as never), parser, (e) => {
+      if (!e) return;
+      if (file) file.destroy(badMultipart(e));
+      else reject(badMultipart(e));
+    });
   });
+}
+
+/** A stream whose errors are thrown as `as(error)`. */
+async function* failingAs(stream: AsyncIterable<Uint8Array>, as: (e: unknown) => Error): AsyncIterable<Uint8Array> {
+  try {
+    for await (const chunk of stream) yield chunk;
+  } catch (e) {
+    throw as(e);
+  }
 }
 
 /** `POST {BASE_PATH}/projects/import.csv?name=…` (DESIGN §12, bulk import): a CSV of any size, streamed to storage. */
@@ -107,15 +135,33 @@ export function importRoute(kernel: Kernel) {
     async ({ request }) => {
       const requestId = newId();
       try {
+        const declared = Number(request.headers.get('content-length'));
+        if (Number.isFinite(declared) && declared > kernel.config.maxUploadBytes) {
+          throw new ServiceError(
+            'payload_too_large',
+            `The file is larger than ${kernel.config.maxUploadBytes} bytes (MAX_UPLOAD_BYTES); split it`,
+          );
+        }
         const { workspace, keyId } = await workspaceOfCaller(kernel, request);
         if (keyId) await refuseSpentKey(kernel, keyId);
         const url = new URL(request.url);
         const name = url.searchParams.get('name')?.trim() || undefined;
-        const builderId = url.searchParams.get('builder_id') || 'csv_import_builder';
-        const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+        // The kernel names no plugin: by default, the builder that declares it takes CSV files.
+        const builderId =
+          url.searchParams.get('builder_id') ||
+          (kernel.plugins.listBuilders().find((b) => b.uploads?.mediaTypes.includes('text/csv'))?.id ?? '');
+        const contentType = request.headers.get('content-type') ?? '';
+        const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+        const charset = /charset\s*=\s*"?([^";]+)/i.exec(contentType)?.[1]?.trim().toLowerCase();
+        if (charset && charset !== 'utf-8' && charset !== 'utf8') {
+          throw new ServiceError(
+            'validation_error',
+            `The file must be UTF-8 (sent as charset=${charset}): save it as CSV UTF-8 and send it again`,
+          );
+        }
         let file: { fileName: string; stream: AsyncIterable<Uint8Array> };
         if (type === 'multipart/form-data') file = await multipartFile(request);
-        else if (['text/csv', 'text/plain', 'application/csv', 'application/octet-stream', 'application/vnd.ms-excel'].includes(type)) {
+        else if (kernel.plugins.builder(builderId)?.uploads?.mediaTypes.includes(type) ?? type === 'text/csv') {
           // No body at all is an empty file (refused as such), not a stream that never ends.
           const stream = (request.body ?? []) as AsyncIterable<Uint8Array>;
           file = { fileName: name ? `${name}.csv` : 'import.csv', stream };

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { isStoreUnavailable } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import { tellWebhooks } from '../webhooks/events.ts';
-import type { BuilderRunState } from '../storage.ts';
+import { type BuilderRunState, StaleBuilderRun } from '../storage.ts';
 import { log } from '../log.ts';
 import { pluginContext } from '../plugins/plugin-context.ts';
 import type { BuilderCheckpoint, Cell, Column, ExecutionLogEntry, Project } from '../model.ts';
@@ -84,6 +84,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
   const upload = await uploadOf(kernel, project, builder, form);
   if (upload === null) {
     const message = 'the uploaded file of this import is gone (deleted, or imported already): upload it again';
+    await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, 0, runScopeOf(project.builderCheckpoint));
     await failRun(kernel, project, job.id, message, note({ step: 'failed', message, attempt: job.attempt }), null);
     return;
   }
@@ -120,11 +121,18 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
   let skip = resuming && checkpoint.cursor === undefined ? checkpoint.rows_created : 0;
   let created = checkpoint.rows_created;
   let pages = checkpoint.pages;
+  /** The checkpoint as this attempt found or last wrote it: its next page commits only over it. */
+  let lastCheckpoint: BuilderCheckpoint | null = project.builderCheckpoint;
   /** Set when a row limit cut the source short: the warning the run ends with. */
   let stopped: string | undefined;
   try {
     await awaitProviderBudget(kernel.rateLimiter, builder, ctx.providerMode, ctx.signal);
     for await (const raw of builder.run(form, ctx)) {
+      // This attempt timed out (a retry has the run now) or the worker is stopping: stop here, quietly.
+      if (jobCtx.signal.aborted) {
+        log.info('builder attempt stopped: its time is up or the worker is stopping', { job_id: job.id, worker: jobCtx.workerId });
+        return;
+      }
       const page = asPage(raw);
       let rows = page.rows;
       if (skip > 0) {
@@ -158,7 +166,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       if (cells.length === 0) break;
       // Counted once written: a page refused (a value over MAX_CELL_BYTES) is neither counted nor paid;
       // rows whose unique key the project holds already are not written, so neither counted nor paid.
-      let written: { after: { pages: number; created: number }; entry: ExecutionLogEntry } | undefined;
+      let written: { after: { pages: number; created: number }; entry: ExecutionLogEntry; checkpoint: BuilderCheckpoint } | undefined;
       const pageState = (added: number): BuilderRunState => {
         const after = { pages: pages + 1, created: created + added };
         const skipped = rows.length - added;
@@ -170,21 +178,24 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
           rows: added,
           total_rows: after.created,
         };
-        written = { after, entry };
+        const next: BuilderCheckpoint = {
+          rows_created: after.created,
+          pages: after.pages,
+          ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
+          ...scoped,
+        };
+        written = { after, entry, checkpoint: next };
         return {
           builderStatus: 'running',
           builderProgress: { rows_created: after.created, target },
-          checkpoint: {
-            rows_created: after.created,
-            pages: after.pages,
-            ...(page.cursor !== undefined ? { cursor: page.cursor } : {}),
-            ...scoped,
-          },
+          checkpoint: next,
+          checkpointWas: lastCheckpoint,
           log: [...logEntries, entry].slice(-LOG_LIMIT),
         };
       };
       await insertRows(kernel, current, columns, cells, { builderState: pageState });
       const done = written as NonNullable<typeof written>;
+      lastCheckpoint = done.checkpoint;
       note(done.entry);
       const after = done.after;
       ({ pages, created } = after);
@@ -227,6 +238,11 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       rows: created,
     });
   } catch (e) {
+    // Another attempt of this run wrote a page since this one's last: that attempt carries the run.
+    if (e instanceof StaleBuilderRun) {
+      log.info('builder attempt stopped: another attempt carries the run', { job_id: job.id, worker: jobCtx.workerId });
+      return;
+    }
     const message = e instanceof Error ? e.message : String(e);
     // The database went away: the checkpoint holds, so the retry resumes once it is back.
     if (isStoreUnavailable(e)) throw retryableError(`database unreachable: ${message}`);
@@ -285,7 +301,7 @@ async function tellBuilderEnded(
 async function uploadOf(kernel: Kernel, project: Project, builder: AnyBuilder, form: Record<string, unknown>) {
   if (!builder.uploads || typeof form.upload_id !== 'string') return undefined;
   const upload = await kernel.storage.uploads.get(project.workspaceId, form.upload_id);
-  return upload?.completedAt ? upload : null;
+  return upload?.completedAt && upload.projectId === project.id ? upload : null;
 }
 
 /** An import's file, deleted once its run has ended (its rows are in the project now). */

@@ -23,7 +23,7 @@ export const exportProject = defineOperation({
       columns: Type.Optional(Type.Array(Type.String(), { description: 'Column names or col_ids to export; default: every column.' })),
       bom: Type.Optional(Type.Boolean({ description: 'Start the file with a UTF-8 byte order mark (Excel wants one).' })),
       escape_formulas: Type.Optional(
-        Type.Boolean({ description: "Default true: text a spreadsheet would run as a formula (=, +, -, @…) starts with ' in the file." }),
+        Type.Boolean({ description: "Default true: text a spreadsheet would evaluate (=, +, -, @…) starts with ' in the file." }),
       ),
     },
     { additionalProperties: false },

@@ -110,7 +110,14 @@ export function testBuilderContext<S extends TObject>(builder: BuilderPlugin<S>,
           upload: {
             ...uploadHead(upload),
             async *text() {
-              for (let i = 0; i < upload.text.length; i += part) yield upload.text.slice(i, i + part);
+              // As the host cuts them: never inside a surrogate pair.
+              for (let i = 0; i < upload.text.length; ) {
+                let end = Math.min(upload.text.length, i + part);
+                const last = upload.text.charCodeAt(end - 1);
+                if (end < upload.text.length && last >= 0xd800 && last <= 0xdbff) end++;
+                yield upload.text.slice(i, end);
+                i = end;
+              }
             },
           },
         }

@@ -69,7 +69,7 @@ export async function plannedBuild(
   const uploadId = builder.uploads && typeof input.form_data.upload_id === 'string' ? input.form_data.upload_id : undefined;
   const upload = uploadId ? await kernel.storage.uploads.get(workspace.id, uploadId) : undefined;
   const head = upload?.completedAt ? upload : undefined;
-  if (head?.projectPk != null) {
+  if (head?.projectId != null) {
     throw validationError('This file is imported by another project already; upload it again for a new project', [
       { path: 'form_data.upload_id', message: 'is imported by another project' },
     ]);
@@ -93,6 +93,12 @@ export async function createProjectFromBuilder(
   const { builder, columns, target, upload } = await plannedBuild(kernel, workspace, input);
   await checkProjectQuota(kernel, workspace);
   const projectId = newId();
+  // The file is this project's before its run can start (one project imports a file; it goes when the run ends).
+  if (upload && !(await kernel.storage.uploads.attach(upload.id, projectId))) {
+    throw validationError('This file is imported by another project already; upload it again for a new project', [
+      { path: 'form_data.upload_id', message: 'is imported by another project' },
+    ]);
+  }
   await reserveBuilderCredits(kernel, workspace.id, projectId, builder, target, keyId); // 402 when the balance or the key's cap is short
   let project: Project;
   try {
@@ -118,8 +124,6 @@ export async function createProjectFromBuilder(
     await releaseBuilderCredits(kernel, workspace.id, projectId, builder);
     throw e;
   }
-  // The file is this project's now (another project cannot import it; it goes when the run ends).
-  if (upload) await kernel.storage.uploads.attach(upload.id, project.pk);
   return { project_id: project.id };
 }
 

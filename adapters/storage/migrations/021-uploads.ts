@@ -23,7 +23,7 @@ export function uploads(t: SchemaTypes): Migration {
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addColumn('completed_at', 'bigint')
         // The project that imports it, once made.
-        .addColumn('project_pk', 'bigint')
+        .addColumn('project_id', 'varchar(36)')
         .modifyEnd(opts)
         .execute();
       await db.schema.createIndex('uploads_created').on('uploads').column('created_at').execute();

@@ -1,7 +1,9 @@
 import type { Cell, CellStatus, Column } from '../../../core/model.ts';
-import { type BuilderRunState, type JobsOf, UniqueKeyTaken } from '../../../core/storage.ts';
+import { type BuilderRunState, type JobsOf, StaleBuilderRun, UniqueKeyTaken } from '../../../core/storage.ts';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../tables.ts';
 import type { Database } from '../database.ts';
-import { chunks, insertMany } from '../compiled-queries.ts';
+import { chunks, chunksBySize, insertMany } from '../compiled-queries.ts';
 import { builderStateValues } from '../project-repo.ts';
 import type { CellKeyTable } from '../tables.ts';
 import { cellKey, storedCell } from './cell-records.ts';
@@ -12,10 +14,24 @@ import { SeqAllocator } from './seq-allocator.ts';
 /** Rows per multi-row statement; cell keys are chunked to stay under both dialects' parameter limits. */
 const ROW_CHUNK = 500;
 const KEY_CHUNK = 2_000;
+/** Characters of values one statement carries at most (escaped, it stays well under a 16 MB packet). */
+const STATEMENT_CHARS = 4 * 1024 * 1024;
+const keyChars = (k: CellKeyTable) => 40 + (k.text_key?.length ?? 0) + (k.text_full?.length ?? 0);
 const ROW_FIELDS = ['project_pk', 'seq', 'cells', 'created_at', 'updated_at', 'deleted_at'] as const;
 const KEY_FIELDS = ['project_pk', 'col_no', 'seq', 'status', 'is_empty', 'num_missing', 'num_key', 'text_key', 'text_full'] as const;
 /** What a tool result rewrites in its cell key record. */
 const RESULT_FIELDS = ['status', 'is_empty', 'num_missing', 'num_key', 'text_key', 'text_full', 'cell'] as const;
+
+/** A builder page's state, written only over the checkpoint its run last wrote (when it names one). */
+async function writeBuilderState(db: Kysely<Tables>, projectPk: number, state: BuilderRunState): Promise<void> {
+  let q = db.updateTable('projects').set(builderStateValues(state)).where('pk', '=', projectPk);
+  if (state.checkpointWas !== undefined) {
+    const was = state.checkpointWas;
+    q = was === null ? q.where('builder_checkpoint', 'is', null) : q.where('builder_checkpoint', '=', JSON.stringify(was));
+  }
+  const r = await q.executeTakeFirst();
+  if (state.checkpointWas !== undefined && Number(r.numUpdatedRows) === 0) throw new StaleBuilderRun();
+}
 
 /** Every change to rows: inserts, deletes, tool results, status moves; each one a RowWrites.run. */
 export class RowWriter {
@@ -61,8 +77,7 @@ export class RowWriter {
     keys?: (string | null)[],
   ): Promise<number[]> {
     if (rows.length === 0) {
-      if (builderState)
-        await this.database.db.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
+      if (builderState) await writeBuilderState(this.database.db, projectPk, builderState);
       return [];
     }
     const first = await this.seqs.take(rows.length);
@@ -96,8 +111,10 @@ export class RowWriter {
         { kind: 'insert', firstSeq: first, rows: rows.length },
         async ({ trx, change }) => {
           await change(seqs, 'add', async () => {
-            for (const part of chunks(rowValues, ROW_CHUNK)) await insertMany(trx, 'project_rows', ROW_FIELDS, part);
-            for (const part of chunks(keyValues, KEY_CHUNK)) await insertMany(trx, 'cell_keys', KEY_FIELDS, part);
+            for (const part of chunksBySize(rowValues, ROW_CHUNK, STATEMENT_CHARS, (r) => r.cells.length))
+              await insertMany(trx, 'project_rows', ROW_FIELDS, part);
+            for (const part of chunksBySize(keyValues, KEY_CHUNK, STATEMENT_CHARS, keyChars))
+              await insertMany(trx, 'cell_keys', KEY_FIELDS, part);
             // Unique keys: the primary key refuses one that exists, and the whole write with it.
             const keyed = (keys ?? []).flatMap((key, i) => (key ? [{ project_pk: projectPk, key_hash: key, seq: seqs[i] as number }] : []));
             for (const part of chunks(keyed, ROW_CHUNK)) await trx.insertInto('row_keys').values(part).execute();
@@ -114,7 +131,7 @@ export class RowWriter {
             }
           });
           // The rows and the builder's checkpoint commit together: no duplicate on resume.
-          if (builderState) await trx.updateTable('projects').set(builderStateValues(builderState)).where('pk', '=', projectPk).execute();
+          if (builderState) await writeBuilderState(trx, projectPk, builderState);
           return changed(seqs, rows.length);
         },
         jobs,

@@ -5,6 +5,10 @@ import { parse } from 'csv-parse/sync';
 
 /** Most rows one import writes; the host stops there and says so (builder_status.warning) when the CSV has more. */
 const MAX_ROWS = 1_000_000;
+/** Characters one record may hold (its fields, and the parser's buffer for it): past this, the file is not valid CSV. */
+const MAX_RECORD_CHARS = 2 * 1024 * 1024;
+/** Characters of records a page holds at most, whatever its row count. */
+const MAX_PAGE_CHARS = 4 * 1024 * 1024;
 /** Characters fed to the streaming parser at a time: the text is in memory already, its parsed records never all are. */
 const CHUNK_CHARS = 64 * 1024;
 
@@ -110,9 +114,11 @@ async function* recordPages(
   skip: number,
 ): AsyncGenerator<string[][]> {
   const source = Readable.from(text);
-  const records = parser({ bom: true, skip_empty_lines: true, relax_column_count: true });
+  // A stray quote would otherwise make one field of the rest of the file: a record is bounded.
+  const records = parser({ bom: true, skip_empty_lines: true, relax_column_count: true, max_record_size: MAX_RECORD_CHARS });
   source.pipe(records);
   let page: string[][] = [];
+  let pageChars = 0;
   let header = true;
   let seen = 0;
   try {
@@ -123,9 +129,12 @@ async function* recordPages(
       }
       if (seen++ < skip) continue;
       page.push(record);
-      if (page.length === pageRows) {
+      for (const field of record) pageChars += field.length;
+      // A page ends at pageRows, or sooner when its records are large (one insert stays a few MB).
+      if (page.length === pageRows || pageChars >= MAX_PAGE_CHARS) {
         yield page;
         page = [];
+        pageChars = 0;
       }
     }
     if (page.length) yield page;
