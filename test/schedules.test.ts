@@ -3,16 +3,7 @@ import { checkCron } from '../core/schedules/cron.ts';
 import { setEnv } from './plugins/enrich-helpers.ts';
 import { type Dialect, DIALECTS, freshDatabaseUrl } from './support/databases.ts';
 import { startTestService, type TestService, waitForBuilder } from './support/test-service.ts';
-
-async function until<T>(what: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await what();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await Bun.sleep(50);
-  }
-}
+import { until } from './support/until.ts';
 
 /**
  * Schedules (DESIGN §12): the builder runs again on a cron schedule, adding only new rows, never

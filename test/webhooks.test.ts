@@ -7,6 +7,7 @@ import { recordEvents } from '../core/webhooks/events.ts';
 import { setEnv } from './plugins/enrich-helpers.ts';
 import { DIALECTS } from './support/databases.ts';
 import { startTestService, type TestService } from './support/test-service.ts';
+import { until } from './support/until.ts';
 
 /** One request an endpoint received: its headers and body, as sent. */
 interface Received {
@@ -34,16 +35,6 @@ function endpoint(answerBody = 'ok') {
     },
     stop: () => server.stop(true),
   };
-}
-
-async function until<T>(what: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await what();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await Bun.sleep(50);
-  }
 }
 
 const CSV = 'Name,Website\nAcme,acme.com\nGlobex,globex.com\nInitech,initech.com';

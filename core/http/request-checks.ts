@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { ServiceError } from '../errors.ts';
+import { readLimited } from '../read-limited.ts';
 
 /**
  * Transport refusals of the REST door, made before any operation runs, each with a JSON `detail`
@@ -74,23 +75,9 @@ export class BodyTooLarge extends Error {
  * bounds what it reads itself.
  */
 export async function readBodyLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
-  const declared = Number(request.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) throw new BodyTooLarge(maxBytes);
-  if (!request.body) return new Uint8Array();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new BodyTooLarge(maxBytes);
-    }
-    parts.push(value);
-  }
-  return Buffer.concat(parts);
+  const bytes = await readLimited(request.body, maxBytes, { declared: request.headers.get('content-length') });
+  if (bytes === null) throw new BodyTooLarge(maxBytes);
+  return bytes;
 }
 
 /** readBodyLimited, as text (UTF-8). */

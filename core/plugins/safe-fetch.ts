@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
+import { readLimited } from '../read-limited.ts';
 
 /**
  * Outbound HTTP for plugins. Plugins fetch URLs that users type or that rows carry, so every
@@ -205,36 +206,10 @@ export async function checkedAddresses(hostname: string, signal: AbortSignal): P
 }
 
 /** Reads the body, stopping with ResponseTooLargeError once it passes `maxBytes` (or, with `cut`, keeping its first `maxBytes`). */
-async function readLimited(res: Response, maxBytes: number, host: string, past: 'fail' | 'cut' = 'fail'): Promise<Uint8Array> {
-  const declared = Number(res.headers.get('content-length'));
-  if (past === 'fail' && Number.isFinite(declared) && declared > maxBytes) {
-    await res.body?.cancel().catch(() => {});
-    throw new ResponseTooLargeError(`${host} answered ${declared} bytes, more than the ${maxBytes} allowed`);
-  }
-  if (!res.body) return new Uint8Array();
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      if (past === 'fail') throw new ResponseTooLargeError(`${host} answered more than the ${maxBytes} bytes allowed`);
-      chunks.push(value.subarray(0, value.byteLength - (total - maxBytes)));
-      total = maxBytes;
-      break;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+async function readBody(res: Response, maxBytes: number, host: string, past: 'fail' | 'cut' = 'fail'): Promise<Uint8Array> {
+  const bytes = await readLimited(res.body, maxBytes, { declared: res.headers.get('content-length'), past });
+  if (bytes === null) throw new ResponseTooLargeError(`${host} answered more than the ${maxBytes} bytes allowed`);
+  return bytes;
 }
 
 /** One hop: checks the host, then connects to the checked address (plain http) or by name (https). */
@@ -292,7 +267,7 @@ export async function safeFetch(input: string | URL, init: SafeFetchInit = {}): 
       const res = await hop(url, method, headers, body, signal);
       const location = res.headers.get('location');
       if (!REDIRECTS.has(res.status) || maxRedirects === 0) {
-        const bytes = await readLimited(res, init.maxBytes ?? DEFAULT_MAX_BYTES, url.host, init.pastMaxBytes);
+        const bytes = await readBody(res, init.maxBytes ?? DEFAULT_MAX_BYTES, url.host, init.pastMaxBytes);
         return {
           url: url.href,
           status: res.status,
