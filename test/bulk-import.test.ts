@@ -177,6 +177,22 @@ describe.each(DIALECTS)('CSV upload on %s', (dialect) => {
     expect(p.lead_gen_execution_log.filter((e: any) => e.step === 'page').length).toBeGreaterThan(1);
   });
 
+  test('an Idempotency-Key makes a retried upload the first one: one project, the same answer', async () => {
+    const before = (await t.api('GET', '/projects?limit=100')).body.total;
+    const send = (key: string, query = '?name=Retry') => upload(csvOf(20), query, { 'idempotency-key': key });
+    const first = await send('upload-1');
+    expect(first.status).toBe(201);
+    const again = await send('upload-1');
+    expect(again.status).toBe(201);
+    const a = await first.json();
+    expect(await again.json()).toEqual(a);
+    expect((await t.api('GET', '/projects?limit=100')).body.total).toBe(before + 1);
+    const other = await send('upload-1', '?name=Another');
+    expect(other.status).toBe(422);
+    expect((await other.json()).detail.message).toContain('Idempotency-Key');
+    await waitForBuilder(t, a.project_id);
+  });
+
   test('an upload_id names only this workspace’s file, once', async () => {
     const stored = await t.service.kernel.storage.uploads;
     const other = await t.newWorkspace();

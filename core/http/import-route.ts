@@ -6,6 +6,7 @@ import { ServiceError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
 import { EXAMPLE_IDS } from '../operations/examples.ts';
+import { withIdempotency } from '../operations/idempotency.ts';
 import { importUpload } from '../services/uploads.ts';
 import { errorResponse } from './error-response.ts';
 import { failure } from './export-doc.ts';
@@ -34,6 +35,7 @@ const importOperation: Json = {
       description: 'A builder that takes files (default: the one that takes text/csv, the bundled CSV import).',
       schema: { type: 'string' },
     },
+    { $ref: '#/components/parameters/IdempotencyKey' },
   ],
   requestBody: {
     required: true,
@@ -61,6 +63,10 @@ const importOperation: Json = {
     403: failure(
       'The plan has no API access, or a console session’s CSRF token is missing.',
       'The workspace\'s plan "free" has no API access; upgrade it',
+    ),
+    409: failure(
+      'An upload with the same Idempotency-Key is still running.',
+      'A request with this Idempotency-Key is still running; retry shortly',
     ),
     413: failure('The file is over MAX_UPLOAD_BYTES.', 'The file is larger than 1073741824 bytes (MAX_UPLOAD_BYTES); split it'),
     415: failure(
@@ -171,7 +177,19 @@ export function importRoute(kernel: Kernel) {
             'Send the CSV as the body (Content-Type: text/csv) or as the "file" part of multipart/form-data',
           );
         }
-        const made = await importUpload(kernel, workspace, { name, fileName: file.fileName, builderId, body: file.stream }, keyId);
+        const run = () => importUpload(kernel, workspace, { name, fileName: file.fileName, builderId, body: file.stream }, keyId);
+        // With an Idempotency-Key, a retry whose answer was lost gets the first answer (one project), its body unread.
+        const idempotencyKey = request.headers.get('idempotency-key');
+        const made = idempotencyKey
+          ? await withIdempotency(
+              kernel,
+              { name: 'import_csv_file', successStatus: 201 },
+              workspace,
+              idempotencyKey,
+              { query: url.search, type: contentType, bytes: request.headers.get('content-length') },
+              run,
+            )
+          : await run();
         return Response.json(made, { status: 201, headers: { 'x-request-id': requestId, 'cache-control': 'no-store' } });
       } catch (e) {
         return errorResponse(e, requestId);

@@ -10,7 +10,10 @@ const WAIT_MS = 10_000;
 
 type Stored = { ok: true; data: unknown } | { ok: false; code: ServiceError['code']; detail: ServiceError['detail'] };
 
-function requestHash(op: AnyOperation, input: unknown): string {
+/** What an idempotency key needs of an operation: its name, and the status its success answers. */
+type Guarded = Pick<AnyOperation, 'name' | 'successStatus'>;
+
+function requestHash(op: Guarded, input: unknown): string {
   return createHash('sha256')
     .update(op.name)
     .update(JSON.stringify(input) ?? '')
@@ -29,7 +32,7 @@ function replay(stored: Stored, status: number): unknown {
  */
 export async function withIdempotency(
   kernel: Kernel,
-  op: AnyOperation,
+  op: Guarded,
   workspace: Workspace,
   key: string,
   input: unknown,
