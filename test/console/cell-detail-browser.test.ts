@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { issueApiKey } from '../../core/services/api-keys.ts';
-import { startTestService, type TestService } from '../support/test-service.ts';
+import type { Browser, Page } from 'playwright-core';
+import type { TestService } from '../support/test-service.ts';
+import { accessible, restCall, startConsole, stopConsole } from './console-support.ts';
 
 /**
  * The cell detail of the project table, in Debian's Chromium (as console-browser.test.ts): a tool
@@ -12,9 +10,6 @@ import { startTestService, type TestService } from '../support/test-service.ts';
  * value reused from the workspace's cache; the dialog passes axe and gives the focus back to the cell.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const OWNER = { email: 'owner@example.com', password: 'owner-password-1' };
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const DOMAINS = ['acme.example.com', 'globex.example.com', 'initech.example.com'];
 
 describe('the cell detail in Chromium', () => {
@@ -26,35 +21,16 @@ describe('the cell detail in Chromium', () => {
   let ownerKey: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: the console tests drive Debian's Chromium (scripts/setup-services.sh)`);
-    t = await startTestService('sqlite', { BOOTSTRAP_ADMIN_EMAIL: OWNER.email, BOOTSTRAP_ADMIN_PASSWORD: OWNER.password });
-    origin = new URL(t.url).origin;
-    const ws = await t.service.kernel.storage.workspaces.findByName('default');
-    ownerKey = (await issueApiKey(t.service.kernel.storage.workspaces, ws?.id as string)).api_key;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
-    await page.goto(`${origin}/login`);
-    await page.getByLabel('Email').fill(OWNER.email);
-    await page.getByLabel('Password').fill(OWNER.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    ({ t, origin, ownerKey, browser, page } = await startConsole());
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-  });
+  afterAll(() => stopConsole({ browser, t }));
 
+  /** A REST call with the owner's key: its JSON answer, or an error unless 2xx. */
   async function rest(method: string, path: string, body?: unknown): Promise<any> {
-    const r = await fetch(`${t.url}${path}`, {
-      method,
-      headers: { 'service-api-key': ownerKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const answer = await r.json();
-    if (!r.ok) throw new Error(`${method} ${path} answered ${r.status}: ${JSON.stringify(answer)}`);
-    return answer;
+    const answer = await restCall(t.url, ownerKey, method, path, body);
+    if (answer.status < 200 || answer.status > 299)
+      throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    return answer.body;
   }
 
   /** Waits until the project's builder and its queued or running cells have ended. */
@@ -78,21 +54,6 @@ describe('the cell detail in Chromium', () => {
     await rest('POST', `/projects/${id}/columns/run`, { col_ids: [stack] });
     await settled(id);
     return { id, stack };
-  }
-
-  /** axe-core on the page as it is: no serious or critical violation. */
-  async function accessible(where: string): Promise<void> {
-    await page.addScriptTag({ content: AXE });
-    const { violations, checked } = await page.evaluate(async () => {
-      type Result = { violations: { id: string; impact: string; help: string }[]; passes: unknown[] };
-      const result = await (window as unknown as { axe: { run(): Promise<Result> } }).axe.run();
-      return {
-        violations: result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`),
-        checked: result.passes.length,
-      };
-    });
-    expect(checked).toBeGreaterThan(5);
-    expect({ where, violations }).toEqual({ where, violations: [] });
   }
 
   const cellAt = (rowIndex: number, colId: string) => page.locator(`.ag-row[row-index="${rowIndex}"] .ag-cell[col-id="${colId}"]`).first();
@@ -129,7 +90,7 @@ describe('the cell detail in Chromium', () => {
     await page.getByRole('heading', { name: 'Provenance test' }).waitFor();
     await cellAt(0, domain).filter({ hasText: DOMAINS[0] }).waitFor();
     await cellAt(0, stack).filter({ hasText: 'technologies' }).waitFor();
-    await accessible('project table with tool cells');
+    await accessible(page, 'project table with tool cells');
 
     // A click: the detail is read with include=meta when it opens.
     const dialog = page.getByRole('dialog', { name: 'Cell detail · Stack' });
@@ -147,7 +108,7 @@ describe('the cell detail in Chromium', () => {
     // The value whole, pretty-printed.
     expect(await dialog.getByTestId('cell-value').textContent()).toBe(JSON.stringify(first.value, null, 2));
     expect(await dialog.getByText('Not run yet').count()).toBe(0);
-    await accessible('cell detail');
+    await accessible(page, 'cell detail');
     await dialog.getByRole('button', { name: 'Close' }).click();
     await closed();
     expect(await focused()).toEqual(['0', stack]);
@@ -177,7 +138,7 @@ describe('the cell detail in Chromium', () => {
     await pending.getByText('Not run yet').waitFor();
     expect(await pending.getByTestId('cell-status').textContent()).toBe('pending');
     expect(await pending.getByTestId('meta-tool').count()).toBe(0);
-    await accessible('cell detail of a pending cell');
+    await accessible(page, 'cell detail of a pending cell');
     // Run while the detail is open: it reads the cell again when the cell changes.
     await rest('POST', `/projects/${id}/columns/run`, { col_ids: [later] });
     await pending.getByTestId('meta-tool').filter({ hasText: 'domain_normalizer' }).waitFor();
@@ -203,7 +164,7 @@ describe('the cell detail in Chromium', () => {
     await dialog.getByTestId('meta-credits').waitFor();
     expect(await dialog.getByTestId('meta-credits').textContent()).toBe('0 · from cache (free)');
     expect(await dialog.getByTestId('meta-fetched-at').textContent()).toBe(await local(row.company.Stack.meta.fetched_at));
-    await accessible('cell detail of a cached value');
+    await accessible(page, 'cell detail of a cached value');
     await dialog.getByRole('button', { name: 'Close' }).click();
     await closed();
   });

@@ -1,20 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { type Browser, type Page, chromium } from 'playwright-core';
-import { issueApiKey } from '../../core/services/api-keys.ts';
+import type { Browser, Page } from 'playwright-core';
 import { connectAgent } from '../oauth/oauth-support.ts';
-import { startTestService, type TestService } from '../support/test-service.ts';
+import type { TestService } from '../support/test-service.ts';
+import { accessible, OWNER, startConsole, stopConsole } from './console-support.ts';
 
 /**
  * The console in a real browser (DESIGN §9): Debian's Chromium, driven by playwright-core, signs in
  * through the form, manages keys on Settings → Integrations → API and uses them against REST, opens
  * a project's table and watches a column fill without a reload. axe-core checks every page.
  */
-
-const CHROMIUM = '/usr/bin/chromium';
-const OWNER = { email: 'owner@example.com', password: 'owner-password-1' };
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe('the console in Chromium', () => {
   let browser: Browser;
@@ -27,21 +21,10 @@ describe('the console in Chromium', () => {
   let gridProject: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: the console tests drive Debian's Chromium (scripts/setup-services.sh)`);
-    t = await startTestService('sqlite', { BOOTSTRAP_ADMIN_EMAIL: OWNER.email, BOOTSTRAP_ADMIN_PASSWORD: OWNER.password });
-    origin = new URL(t.url).origin;
-    const ws = await t.service.kernel.storage.workspaces.findByName('default');
-    ownerKey = (await issueApiKey(t.service.kernel.storage.workspaces, ws?.id as string)).api_key;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
-    page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    // Not signed in: the first test signs in through the form itself.
+    ({ t, origin, ownerKey, browser, page } = await startConsole({ signIn: false }));
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-  });
+  afterAll(() => stopConsole({ browser, t }));
 
   const rest = (key: string, path = '/projects') => fetch(`${t.url}${path}`, { headers: { 'service-api-key': key } });
   /** A POST with the owner's key, its JSON answer. */
@@ -57,25 +40,10 @@ describe('the console in Chromium', () => {
     return `${n(e.cells)} ${e.cells === 1 ? 'cell' : 'cells'} to run; expected about ${n(e.credits_expected)} credits, at most ${n(e.credits_max)}; balance ${n(e.balance)} → about ${n(e.balance_after)} after.`;
   };
 
-  /** axe-core on the page as it is: no serious or critical violation. */
-  async function accessible(where: string): Promise<void> {
-    await page.addScriptTag({ content: AXE });
-    const { violations, checked } = await page.evaluate(async () => {
-      type Result = { violations: { id: string; impact: string; help: string }[]; passes: unknown[] };
-      const result = await (window as unknown as { axe: { run(): Promise<Result> } }).axe.run();
-      return {
-        violations: result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`),
-        checked: result.passes.length,
-      };
-    });
-    expect(checked).toBeGreaterThan(5); // axe ran its rules on this page
-    expect({ where, violations }).toEqual({ where, violations: [] });
-  }
-
   test('signing in through the form lands on the projects; a wrong password says so on the form', async () => {
     await page.goto(`${origin}/settings/integration?tab=api`);
     expect(new URL(page.url()).pathname).toBe('/login');
-    await accessible('sign-in page');
+    await accessible(page, 'sign-in page');
     await page.getByLabel('Email').fill(OWNER.email);
     await page.getByLabel('Password').fill('wrong-password');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -112,7 +80,7 @@ describe('the console in Chromium', () => {
 
   test('Settings → API: create a key and use it (200), rotate it (old 401, new 200), revoke it (401)', async () => {
     await page.goto(`${origin}/settings/integration?tab=api`);
-    await accessible('API keys page');
+    await accessible(page, 'API keys page');
     await page.getByRole('button', { name: 'Create key' }).click();
     const created = (await page.getByTestId('new-key').textContent()) as string;
     expect(created).toMatch(/^wfs_[0-9a-f]{8}_/);
@@ -152,7 +120,7 @@ describe('the console in Chromium', () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('whole number');
     expect(await capInput.getAttribute('aria-invalid')).toBe('true');
-    await accessible('API keys page with a refused cap');
+    await accessible(page, 'API keys page with a refused cap');
     expect((await keys()).length).toBe(before);
 
     await capInput.fill('5');
@@ -175,7 +143,7 @@ describe('the console in Chromium', () => {
     await dialog.getByRole('button', { name: 'Save cap' }).click();
     await expect(dialog.getByRole('alert').textContent()).resolves.toContain('whole number');
     expect(await field.getAttribute('aria-invalid')).toBe('true');
-    await accessible('cap dialog with an error');
+    await accessible(page, 'cap dialog with an error');
     expect(await capOf(prefix)).toBe(5);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
@@ -233,7 +201,7 @@ describe('the console in Chromium', () => {
     await page.getByRole('heading', { name: 'Grid test' }).waitFor();
     await page.locator('p.meta', { hasText: /^300 rows/ }).waitFor();
     await page.locator('.ag-cell', { hasText: 'Company 0' }).first().waitFor();
-    await accessible('project table');
+    await accessible(page, 'project table');
     // The keyboard moves through the grid.
     await page.locator('.ag-cell', { hasText: 'Company 0' }).first().click();
     await page.keyboard.press('ArrowDown');
@@ -301,7 +269,7 @@ describe('the console in Chromium', () => {
     );
     // Every row the API answered is on screen, in the same order (the grid draws at least these 3).
     expect(shown.slice(0, expected.length)).toEqual(expected);
-    await accessible('filter and sort builders');
+    await accessible(page, 'filter and sort builders');
   });
 
   test('a tool column from the catalog (config form, run condition, auto-run, waterfall), then its cost estimate and run', async () => {
@@ -403,7 +371,7 @@ describe('the console in Chromium', () => {
     );
     expect(await cap.getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByRole('status').count()).toBe(0);
-    await accessible('run panel with a refused cap');
+    await accessible(page, 'run panel with a refused cap');
     expect(await statuses()).toEqual(['pending', 'pending', 'pending']);
     // A cap of 1: the run stops charging after one cell; the other two stay pending.
     await cap.fill('1');
@@ -435,7 +403,7 @@ describe('the console in Chromium', () => {
     await page.goto(`${origin}/`);
     await page.getByRole('link', { name: 'New project' }).click();
     await page.getByRole('radio', { name: /Google Maps search/ }).check();
-    await accessible('new project form');
+    await accessible(page, 'new project form');
     await page.getByLabel('Query *').fill('florists in Utrecht');
     await page.getByLabel('Max results *').fill('0');
     await page.getByRole('button', { name: 'Create project' }).click();
@@ -487,13 +455,13 @@ describe('the console in Chromium', () => {
     expect(await usage.getByRole('cell').last().textContent()).toBe(spent.toLocaleString('en-US'));
     await page.getByRole('heading', { name: 'Ledger' }).waitFor();
     expect(await page.getByRole('row', { name: /reserve/ }).count()).toBeGreaterThan(0);
-    await accessible('credits page');
+    await accessible(page, 'credits page');
   });
 
   test('Settings → Members: add a person with a first password, make them admin, remove them', async () => {
     await page.goto(`${origin}/settings/members`);
     await page.getByRole('heading', { name: 'Add a member' }).waitFor();
-    await accessible('members page');
+    await accessible(page, 'members page');
     await page.getByLabel('Email').fill('new.person@example.com');
     await page.getByLabel('First password (for someone without an account)').fill('short');
     await page.getByRole('button', { name: 'Add member' }).click();
@@ -530,7 +498,7 @@ describe('the console in Chromium', () => {
       consent.searchParams.set(k, v);
     await page.goto(consent.href);
     await page.getByRole('button', { name: 'Allow' }).waitFor();
-    await accessible('OAuth consent page');
+    await accessible(page, 'OAuth consent page');
     const mcpStatus = async () =>
       (
         await fetch(mcpUrl, {
@@ -549,7 +517,7 @@ describe('the console in Chromium', () => {
     await page.getByRole('link', { name: 'Connected apps' }).first().click();
     await page.getByRole('heading', { name: 'Settings · Connected apps' }).waitFor();
     await page.getByRole('cell', { name: /^Console Test Agent/ }).waitFor();
-    await accessible('Connected apps page');
+    await accessible(page, 'Connected apps page');
     await page.getByRole('button', { name: 'Disconnect Console Test Agent' }).click();
     await page.getByText('Console Test Agent is disconnected').waitFor();
     expect(await mcpStatus()).toBe(401);

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { issueApiKey } from '../../core/services/api-keys.ts';
-import { startTestService, type TestService } from '../support/test-service.ts';
+import type { Browser, Page } from 'playwright-core';
+import type { TestService } from '../support/test-service.ts';
+import { accessible, restCall, startConsole, stopConsole } from './console-support.ts';
 
 /**
  * A project's settings page in Debian's Chromium (as console-browser.test.ts): a person sets the
@@ -13,9 +11,6 @@ import { startTestService, type TestService } from '../support/test-service.ts';
  * turns off an inbound URL (shown once). axe-core checks the page.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const OWNER = { email: 'owner@example.com', password: 'owner-password-1' };
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** Two spellings of one web address (one key), and a third company. */
 const CSV = 'Name,Website\nAcme,ACME.com\nAcme SAS,https://www.acme.com/\nGlobex,globex.com';
 
@@ -29,21 +24,7 @@ describe('project settings in Chromium', () => {
   let projectId: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: the console tests drive Debian's Chromium (scripts/setup-services.sh)`);
-    t = await startTestService('sqlite', { BOOTSTRAP_ADMIN_EMAIL: OWNER.email, BOOTSTRAP_ADMIN_PASSWORD: OWNER.password });
-    origin = new URL(t.url).origin;
-    const ws = await t.service.kernel.storage.workspaces.findByName('default');
-    ownerKey = (await issueApiKey(t.service.kernel.storage.workspaces, ws?.id as string)).api_key;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
-    page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    await page.goto(`${origin}/login`);
-    await page.getByLabel('Email').fill(OWNER.email);
-    await page.getByLabel('Password').fill(OWNER.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    ({ t, origin, ownerKey, browser, page } = await startConsole());
 
     const made = await rest('POST', '/projects', { builder_id: 'csv_import_builder', form_data: { csv_text: CSV }, name: 'Leads' });
     projectId = made.body.project_id;
@@ -59,35 +40,9 @@ describe('project settings in Chromium', () => {
       ).status,
     ).toBe(201);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-  });
+  afterAll(() => stopConsole({ browser, t }));
 
-  async function rest(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const r = await fetch(`${t.url}${path}`, {
-      method,
-      headers: { 'service-api-key': ownerKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await r.text();
-    return { status: r.status, body: text ? JSON.parse(text) : null };
-  }
-
-  /** axe-core on the page as it is: no serious or critical violation. */
-  async function accessible(where: string): Promise<void> {
-    await page.addScriptTag({ content: AXE });
-    const { violations, checked } = await page.evaluate(async () => {
-      type Result = { violations: { id: string; impact: string; help: string }[]; passes: unknown[] };
-      const result = await (window as unknown as { axe: { run(): Promise<Result> } }).axe.run();
-      return {
-        violations: result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`),
-        checked: result.passes.length,
-      };
-    });
-    expect(checked).toBeGreaterThan(5);
-    expect({ where, violations }).toEqual({ where, violations: [] });
-  }
+  const rest = (method: string, path: string, body?: unknown) => restCall(t.url, ownerKey, method, path, body);
 
   const alert = (section: string) => page.getByRole('region', { name: section, exact: true }).getByRole('alert');
   const status = (section: string) => page.getByRole('region', { name: section, exact: true }).getByRole('status');
@@ -96,7 +51,7 @@ describe('project settings in Chromium', () => {
     await page.goto(`${origin}/projects/${projectId}`);
     await page.getByRole('link', { name: 'Project settings' }).click();
     await page.getByRole('heading', { name: 'Leads · Settings' }).waitFor();
-    await accessible('project settings page');
+    await accessible(page, 'project settings page');
     const key = page.getByRole('group', { name: 'Unique columns' });
     expect(await key.getByRole('checkbox').count()).toBe(2);
     expect(await key.getByRole('checkbox', { name: 'Upper' }).count()).toBe(0);
@@ -114,7 +69,7 @@ describe('project settings in Chromium', () => {
     expect(await duplicates.getByRole('listitem').textContent()).toBe(
       `Rows ${example.row_ids.join(' and ')}: Website “${example.values.Website}”`,
     );
-    await accessible('unique key refused');
+    await accessible(page, 'unique key refused');
     expect((await rest('GET', `/projects/${projectId}`)).body.settings).toEqual({ unique_columns: [], on_conflict: 'skip' });
 
     // Name instead, filling the existing row's empty cells: saved, and shown again after a reload.
@@ -166,7 +121,7 @@ describe('project settings in Chromium', () => {
     await alert('Schedule').filter({ hasText: 'Invalid cron "every day"' }).waitFor();
     expect(await cron.getAttribute('aria-invalid')).toBe('true');
     expect(await schedule.getByLabel('When').inputValue()).toBe(''); // "Other"
-    await accessible('schedule with a bad cron');
+    await accessible(page, 'schedule with a bad cron');
     expect((await rest('GET', `/projects/${projectId}/schedule`)).status).toBe(404);
 
     // A preset fills the pattern; saved, the schedule shows when it runs next (what the API says).
@@ -180,7 +135,7 @@ describe('project settings in Chromium', () => {
     expect(await schedule.getByTestId('next-run').getAttribute('datetime')).toBe(saved.body.next_run_at);
     expect(await schedule.getByTestId('schedule-state').textContent()).toContain('Weekdays at 7:00');
     expect(await schedule.getByTestId('last-outcome').textContent()).toBe('—');
-    await accessible('schedule set');
+    await accessible(page, 'schedule set');
 
     // Read again after a reload: the form holds the schedule, and Save changes it.
     await page.reload();
@@ -232,7 +187,7 @@ describe('project settings in Chromium', () => {
     expect(url).toContain(`/inbound/in_`);
     await inbound.getByRole('button', { name: 'Copy URL' }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url);
-    await accessible('inbound URL shown');
+    await accessible(page, 'inbound URL shown');
     const post = (body: unknown) =>
       fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const added = await post([{ Name: 'Umbrella', Website: 'umbrella.example' }]);

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { issueApiKey } from '../../core/services/api-keys.ts';
 import { setEnv } from '../plugins/enrich-helpers.ts';
-import { startTestService, type TestService } from '../support/test-service.ts';
+import type { TestService } from '../support/test-service.ts';
+import { accessible, restCall, startConsole, stopConsole } from './console-support.ts';
 
 /**
  * Settings → Webhooks in Debian's Chromium (as console-browser.test.ts): a person creates a webhook
@@ -14,10 +12,6 @@ import { startTestService, type TestService } from '../support/test-service.ts';
  * endpoint and re-sends: the same webhook-id arrives, signed with that secret, and the log says
  * delivered. The endpoint is a loopback server, allowed by ALLOW_PRIVATE_NETWORK as in webhooks.test.ts.
  */
-
-const CHROMIUM = '/usr/bin/chromium';
-const OWNER = { email: 'owner@example.com', password: 'owner-password-1' };
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** A loopback endpoint standing in for a customer's: records every POST, answers `status`. */
 function endpoint() {
@@ -51,61 +45,20 @@ describe('Settings → Webhooks in Chromium', () => {
   const ep = endpoint();
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: the console tests drive Debian's Chromium (scripts/setup-services.sh)`);
     // Loopback endpoints are private addresses: allowed here (read from process.env on each check).
     restore = setEnv({ ALLOW_PRIVATE_NETWORK: '127.0.0.1' });
     // Retries 0.2 s apart for 1 s: a delivery to an endpoint that keeps failing is failed within seconds.
-    t = await startTestService('sqlite', {
-      BOOTSTRAP_ADMIN_EMAIL: OWNER.email,
-      BOOTSTRAP_ADMIN_PASSWORD: OWNER.password,
-      WEBHOOK_RETRY_DELAYS_S: '0.2',
-      WEBHOOK_RETRY_WINDOW_S: '1',
-      WEBHOOK_POLL_MS: '50',
-    });
-    origin = new URL(t.url).origin;
-    const ws = await t.service.kernel.storage.workspaces.findByName('default');
-    ownerKey = (await issueApiKey(t.service.kernel.storage.workspaces, ws?.id as string)).api_key;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
-    page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    await page.goto(`${origin}/login`);
-    await page.getByLabel('Email').fill(OWNER.email);
-    await page.getByLabel('Password').fill(OWNER.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    ({ t, origin, ownerKey, browser, page } = await startConsole({
+      env: { WEBHOOK_RETRY_DELAYS_S: '0.2', WEBHOOK_RETRY_WINDOW_S: '1', WEBHOOK_POLL_MS: '50' },
+    }));
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
+    await stopConsole({ browser, t });
     ep.stop();
     restore?.();
   });
 
-  async function rest(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const r = await fetch(`${t.url}${path}`, {
-      method,
-      headers: { 'service-api-key': ownerKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await r.text();
-    return { status: r.status, body: text ? JSON.parse(text) : null };
-  }
-
-  async function accessible(where: string): Promise<void> {
-    await page.addScriptTag({ content: AXE });
-    const { violations, checked } = await page.evaluate(async () => {
-      type Result = { violations: { id: string; impact: string; help: string }[]; passes: unknown[] };
-      const result = await (window as unknown as { axe: { run(): Promise<Result> } }).axe.run();
-      return {
-        violations: result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`),
-        checked: result.passes.length,
-      };
-    });
-    expect(checked).toBeGreaterThan(5);
-    expect({ where, violations }).toEqual({ where, violations: [] });
-  }
+  const rest = (method: string, path: string, body?: unknown) => restCall(t.url, ownerKey, method, path, body);
 
   /** The webhook made in the first test, and its secret as the page showed it. */
   let hook: { id: string; secret: string };
@@ -114,7 +67,7 @@ describe('Settings → Webhooks in Chromium', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('heading', { name: 'Settings · Webhooks' }).waitFor();
     await page.getByText('No webhook yet.').waitFor();
-    await accessible('webhooks page, empty');
+    await accessible(page, 'webhooks page, empty');
     const form = page.locator('form', { has: page.getByRole('heading', { name: 'Create a webhook' }) });
     const url = page.getByLabel('Endpoint URL');
 
@@ -124,7 +77,7 @@ describe('Settings → Webhooks in Chromium', () => {
     await page.getByRole('button', { name: 'Create webhook' }).click();
     await form.getByRole('alert').filter({ hasText: 'private or reserved address' }).waitFor();
     expect(await url.getAttribute('aria-invalid')).toBe('true');
-    await accessible('webhook form with a refused URL');
+    await accessible(page, 'webhook form with a refused URL');
 
     // No event: refused too.
     await url.fill(ep.url);
@@ -153,7 +106,7 @@ describe('Settings → Webhooks in Chromium', () => {
       expect.any(String),
       'DeliveriesDelete',
     ]);
-    await accessible('webhook created, secret shown');
+    await accessible(page, 'webhook created, secret shown');
     hook = { id: made.id, secret };
 
     // Once: after a reload the webhook is listed, its secret is nowhere.
@@ -189,7 +142,7 @@ describe('Settings → Webhooks in Chromium', () => {
     expect(d.error).toContain('503');
     expect(await delivery.locator('time').getAttribute('datetime')).toBe(d.created_at);
     expect(ep.received.length).toBe(d.attempts);
-    await accessible('delivery log with a failed delivery');
+    await accessible(page, 'delivery log with a failed delivery');
 
     // The body that was sent, under the event.
     await delivery.locator('summary', { hasText: 'builder.completed' }).click();
@@ -212,7 +165,7 @@ describe('Settings → Webhooks in Chromium', () => {
     expect(got.headers['webhook-id']).toBe(d.id);
     // Signed with the secret the page showed once.
     expect(new Webhook(hook.secret).verify(got.body, got.headers)).toMatchObject({ type: 'builder.completed' });
-    await accessible('delivery log after a re-send');
+    await accessible(page, 'delivery log after a re-send');
   });
 
   test('delete a webhook: asked first, then gone with its log', async () => {
