@@ -9,8 +9,8 @@ import { startService } from '../core/service.ts';
 
 /**
  * `bun run console:screenshots`: the README's pictures of the console, taken in Debian's Chromium
- * from a fresh in-memory service in sandbox mode (a "dentists in Lyon" project, a formula column),
- * written to docs/screenshots/.
+ * from a fresh in-memory service in sandbox mode (a "dentists in Lyon" project, a formula column,
+ * its settings, a webhook to a loopback endpoint with its delivery log), written to docs/screenshots/.
  */
 
 const OUT = resolve(import.meta.dir, '../docs/screenshots');
@@ -18,6 +18,14 @@ const OWNER = { email: 'you@example.com', password: 'screenshot-password' };
 
 setLogLevel('warn');
 mkdirSync(OUT, { recursive: true });
+// The webhook's endpoint is a loopback server below: a private address, opened here (read on each delivery).
+process.env.ALLOW_PRIVATE_NETWORK = '127.0.0.1';
+let endpointStatus = 200;
+const endpoint = Bun.serve({
+  hostname: '127.0.0.1',
+  port: 0,
+  fetch: () => new Response(endpointStatus === 200 ? 'ok' : 'down for maintenance', { status: endpointStatus }),
+});
 const service = await startService(
   loadConfig({
     DATABASE_URL: 'sqlite::memory:',
@@ -26,6 +34,10 @@ const service = await startService(
     BOOTSTRAP_ADMIN_EMAIL: OWNER.email,
     BOOTSTRAP_ADMIN_PASSWORD: OWNER.password,
     LOG_LEVEL: 'warn',
+    // A delivery to a failing endpoint is tried for 1 s, then failed: the log shows both outcomes.
+    WEBHOOK_RETRY_DELAYS_S: '0.2',
+    WEBHOOK_RETRY_WINDOW_S: '1',
+    WEBHOOK_POLL_MS: '50',
   }),
 );
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
@@ -77,6 +89,20 @@ try {
   await page.getByRole('button', { name: 'Apply' }).click();
   await Bun.sleep(300);
   await shot('project-filter');
+  // A project's settings: a unique key and a schedule (set through the API), an inbound URL made on the page.
+  const keyed = await fetch(`${rest}/projects/${id}/settings`, {
+    method: 'PUT',
+    headers: { 'service-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ unique_columns: ['Google Maps URL'], on_conflict: 'update' }),
+  });
+  if (!keyed.ok) throw new Error(`unique key refused: ${keyed.status} ${await keyed.text()}`);
+  await call('PUT', `/projects/${id}/schedule`, { cron: '0 7 * * 1-5', timezone: 'Europe/Paris' });
+  await page.goto(`${origin}/projects/${id}/settings`);
+  await page.getByTestId('next-run').waitFor();
+  await page.getByRole('button', { name: 'Make an inbound URL' }).click();
+  await page.getByTestId('inbound-url').waitFor();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(OUT, 'project-settings.png'), fullPage: true });
   await page.goto(`${origin}/projects/new`);
   await page.getByRole('radio', { name: /Company search/ }).check();
   await page.getByLabel('Organization locations').fill('Berlin, Lyon');
@@ -116,6 +142,8 @@ try {
   const callback = page.waitForRequest((r) => r.url().startsWith(redirect));
   await page.getByRole('button', { name: 'Allow' }).click();
   const code = new URL((await callback).url()).searchParams.get('code') as string;
+  // Nothing listens at the redirect: Chromium's error page for it must have loaded, or it interrupts the next goto.
+  await page.waitForURL((url) => url.origin !== origin);
   await fetch(`${origin}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -130,8 +158,39 @@ try {
   await page.goto(`${origin}/settings/connections`);
   await page.getByRole('button', { name: 'Disconnect Claude' }).waitFor();
   await shot('settings-connections');
+  // Settings → Webhooks with a webhook's delivery log: one event delivered, one failed (the endpoint answered 503).
+  const hook = await call('POST', '/webhooks', {
+    url: `http://127.0.0.1:${endpoint.port}/hooks/crm`,
+    events: ['builder.completed', 'builder.failed'],
+    description: 'CRM sync',
+  });
+  const settled = async () => {
+    while ((await call('GET', `/webhooks/${hook.id}/deliveries`)).deliveries.some((d: { status: string }) => d.status === 'pending'))
+      await Bun.sleep(100);
+  };
+  for (const [name, status] of [
+    ['Dentists in Villeurbanne', 200],
+    ['Dentists in Bron', 503],
+  ] as const) {
+    endpointStatus = status;
+    await call('POST', '/projects', {
+      builder_id: 'google_maps_search',
+      form_data: { query: name.toLowerCase(), max_results: 20 },
+      name,
+    });
+    while ((await call('GET', `/webhooks/${hook.id}/deliveries`)).deliveries.length < (status === 200 ? 1 : 2)) await Bun.sleep(50);
+    await settled();
+  }
+  await page.goto(`${origin}/settings/webhooks?deliveries=${hook.id}`);
+  await page
+    .getByRole('region', { name: `Deliveries to ${hook.url}` })
+    .locator('tbody tr')
+    .nth(1)
+    .waitFor();
+  await shot('settings-webhooks');
   console.log(`screenshots in ${OUT}`);
 } finally {
   await browser.close();
   await service.stop();
+  endpoint.stop(true);
 }
