@@ -207,9 +207,15 @@ export async function checkedAddresses(hostname: string, signal: AbortSignal): P
 
 /** Reads the body, stopping with ResponseTooLargeError once it passes `maxBytes` (or, with `cut`, keeping its first `maxBytes`). */
 async function readBody(res: Response, maxBytes: number, host: string, past: 'fail' | 'cut' = 'fail'): Promise<Uint8Array> {
-  const bytes = await readLimited(res.body, maxBytes, { declared: res.headers.get('content-length'), past });
-  if (bytes === null) throw new ResponseTooLargeError(`${host} answered more than the ${maxBytes} bytes allowed`);
-  return bytes;
+  const declared = res.headers.get('content-length');
+  const bytes = await readLimited(res.body, maxBytes, { declared, past });
+  if (bytes !== null) return bytes;
+  const said = Number(declared);
+  throw new ResponseTooLargeError(
+    Number.isFinite(said) && said > maxBytes
+      ? `${host} answered ${said} bytes, more than the ${maxBytes} allowed`
+      : `${host} answered more than the ${maxBytes} bytes allowed`,
+  );
 }
 
 /** One hop: checks the host, then connects to the checked address (plain http) or by name (https). */
