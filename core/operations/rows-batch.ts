@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { ServiceError } from '../errors.ts';
 import { checkRowQuota } from '../services/quotas.ts';
 import { insertRows } from '../services/row-insert.ts';
-import { cellsFromCompany } from '../services/rows.ts';
+import { cellsOfEach } from '../services/rows.ts';
 import { EXAMPLE_COMPANY, EXAMPLE_IDS } from './examples.ts';
 import { defineOperation } from './operation.ts';
 import { ProjectIdParams } from './schemas.ts';
@@ -54,15 +53,7 @@ export const addRowsOp = defineOperation({
   handler: async ({ kernel, workspace, project, body, keyId }) => {
     const columns = await kernel.storage.projects.columns(project);
     // Check every item before writing anything, so a bad item leaves the project untouched.
-    const cells = body.rows.map((company, i) => {
-      try {
-        return cellsFromCompany(columns, company);
-      } catch (e) {
-        if (!(e instanceof ServiceError)) throw e;
-        const detail = typeof e.detail === 'string' ? { message: e.detail } : e.detail;
-        throw new ServiceError(e.code, { ...detail, message: `rows[${i}]: ${String(detail.message)}`, row_index: i }, { status: e.status });
-      }
-    });
+    const cells = cellsOfEach(columns, body.rows, (i) => `rows[${i}]: `);
     await checkRowQuota(kernel, workspace, project.pk, cells.length);
     const out = await insertRows(kernel, project, columns, cells, { keyId });
     const created = out.created.filter(Boolean).length;

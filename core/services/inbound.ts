@@ -7,7 +7,7 @@ import { admitCall } from './admission.ts';
 import { hashApiKey } from './api-keys.ts';
 import { checkRowQuota } from './quotas.ts';
 import { insertRows } from './row-insert.ts';
-import { cellsFromCompany } from './rows.ts';
+import { cellsOfEach } from './rows.ts';
 
 /** The address of an inbound URL; its last segment is the secret. */
 const inboundUrl = (kernel: Kernel, token: string) =>
@@ -72,16 +72,12 @@ export async function receiveInbound(kernel: Kernel, target: Awaited<ReturnType<
   const companies = companiesOf(body);
   const columns = await kernel.storage.projects.columns(project);
   const empty = Object.fromEntries(columns.filter((c) => c.type === 'input').map((c) => [c.name, null]));
-  const cells = companies.map((company, i) => {
-    try {
-      return cellsFromCompany(columns, { ...empty, ...company });
-    } catch (e) {
-      if (!(e instanceof ServiceError)) throw e;
-      const detail = typeof e.detail === 'string' ? { message: e.detail } : e.detail;
-      const message = companies.length > 1 ? `[${i}]: ${String(detail.message)}` : String(detail.message);
-      throw new ServiceError('validation_error', { ...detail, message, row_index: i }, { status: 422 });
-    }
-  });
+  const cells = cellsOfEach(
+    columns,
+    companies.map((company) => ({ ...empty, ...company })),
+    (i) => (companies.length > 1 ? `[${i}]: ` : ''),
+    422,
+  );
   await checkRowQuota(kernel, workspace, project.pk, cells.length);
   const out = await insertRows(kernel, project, columns, cells, {});
   const created = out.created.filter(Boolean).length;

@@ -46,6 +46,31 @@ export function cellsFromCompany(columns: Column[], company: Record<string, unkn
   return cells;
 }
 
+/**
+ * Each company's cells, all checked before anything is written: a bad one is refused naming its
+ * index (`where(i)` prefixes the message), with `status` when the door answers another than 403.
+ */
+export function cellsOfEach(
+  columns: Column[],
+  companies: Record<string, unknown>[],
+  where: (i: number) => string,
+  status?: number,
+): Record<number, Cell>[] {
+  return companies.map((company, i) => {
+    try {
+      return cellsFromCompany(columns, company);
+    } catch (e) {
+      if (!(e instanceof ServiceError)) throw e;
+      const detail = typeof e.detail === 'string' ? { message: e.detail } : e.detail;
+      throw new ServiceError(
+        e.code,
+        { ...detail, message: `${where(i)}${String(detail.message)}`, row_index: i },
+        { status: status ?? e.status },
+      );
+    }
+  });
+}
+
 export const toolColumnNos = (columns: Column[]): number[] => columns.filter((c) => c.type === 'tool').map((c) => c.no);
 
 export async function addRow(kernel: Kernel, workspace: Workspace, project: Project, company: Record<string, unknown>, keyId?: string) {
