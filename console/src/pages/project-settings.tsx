@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
 import { CopyButton } from '../copy-button.tsx';
 import { ErrorNote } from '../error-note.tsx';
+import { TextField } from '../text-field.tsx';
 
 interface Settings {
   unique_columns: string[];
@@ -278,25 +279,21 @@ function ScheduleSection({ project, path }: { project: Project; path: string }) 
               ))}
               <option value="">Other (cron pattern below)</option>
             </select>
-            <label for="schedule-cron">Cron pattern</label>
-            <input
+            <TextField
               id="schedule-cron"
+              label="Cron pattern"
+              error={fields.cron}
+              hint={
+                <>
+                  Minute, hour, day of month, month, day of week: <code>30 6 * * 1-5</code> is 6:30 on weekdays; <code>@daily</code> is
+                  midnight. Runs are at least 5 minutes apart.
+                </>
+              }
               value={cron}
               spellcheck={false}
               autoComplete="off"
               onInput={(e) => setCron((e.target as HTMLInputElement).value)}
-              aria-invalid={Boolean(fields.cron)}
-              aria-describedby={fields.cron ? 'schedule-cron-hint schedule-cron-error' : 'schedule-cron-hint'}
             />
-            {fields.cron && (
-              <span id="schedule-cron-error" class="field-error">
-                {fields.cron}
-              </span>
-            )}
-            <small id="schedule-cron-hint" class="hint">
-              Minute, hour, day of month, month, day of week: <code>30 6 * * 1-5</code> is 6:30 on weekdays; <code>@daily</code> is
-              midnight. Runs are at least 5 minutes apart.
-            </small>
             <label for="schedule-timezone">Time zone</label>
             <input
               id="schedule-timezone"

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
 import { CopyButton } from '../copy-button.tsx';
 import { ErrorNote } from '../error-note.tsx';
+import { TextField } from '../text-field.tsx';
 import { ListTable } from '../list-table.tsx';
 import { location$, navigate } from '../router.ts';
 
@@ -253,24 +254,16 @@ export function WebhooksPage() {
       {webhooks && open && !shown && <ErrorNote message="This webhook does not exist in this workspace (deleted?)." />}
       <form class="stack wide" noValidate onSubmit={create}>
         <h2>Create a webhook</h2>
-        <label for="webhook-url">Endpoint URL</label>
-        <input
+        <TextField
           id="webhook-url"
+          label="Endpoint URL"
+          error={fields.url}
+          hint="http(s), reachable on the internet; a secret for your side may go in its path or query."
           type="url"
           placeholder="https://hooks.example.com/workflow"
           value={form.url}
           onInput={(e) => setForm({ ...form, url: (e.target as HTMLInputElement).value })}
-          aria-invalid={Boolean(fields.url)}
-          aria-describedby={fields.url ? 'webhook-url-hint webhook-url-error' : 'webhook-url-hint'}
         />
-        {fields.url && (
-          <span id="webhook-url-error" class="field-error">
-            {fields.url}
-          </span>
-        )}
-        <small id="webhook-url-hint" class="hint">
-          http(s), reachable on the internet; a secret for your side may go in its path or query.
-        </small>
         <fieldset class="group" aria-describedby={eventsError ? 'webhook-events-error' : undefined}>
           <legend>Events</legend>
           {EVENTS.map((ev) => (
