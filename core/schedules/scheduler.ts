@@ -11,7 +11,7 @@ const NEVER = 8_640_000_000_000_000;
  * restart, an outage) make one run, not one per missed time: the next due time is the first
  * after now. Answers how many due times it took.
  */
-export async function runDueSchedules(kernel: Kernel, now = Date.now()): Promise<number> {
+async function runDueSchedules(kernel: Kernel, now = Date.now()): Promise<number> {
   let taken = 0;
   for (const schedule of await kernel.storage.schedules.due(now, 20)) {
     const project = await kernel.storage.projects.getByPk(schedule.projectPk);

@@ -6,7 +6,7 @@ import type { ScheduleRecord } from '../storage.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-export const scheduleView = (s: ScheduleRecord) => ({
+const scheduleView = (s: ScheduleRecord) => ({
   cron: s.cron,
   timezone: s.timezone,
   next_run_at: iso(s.nextRunAt) as string,

@@ -11,7 +11,7 @@ export const UPLOAD_HEAD_CHARS = 65_536;
 /** Characters per stored part: large enough for few statements, small enough for any database's packet. */
 const PART_CHARS = 1_048_576;
 /** Uploads that no project imports are deleted after a day. */
-export const UNUSED_UPLOAD_MS = 24 * 3600_000;
+const UNUSED_UPLOAD_MS = 24 * 3600_000;
 
 /**
  * Stores a file as it streams in — decoded as UTF-8 (a character split between two reads is kept

@@ -13,7 +13,7 @@ const TIMEOUT_MS = 15_000;
 const MAX_ANSWER_BYTES = 4_096;
 
 /** The signed headers of one attempt (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature). */
-export function signedHeaders(secret: string, delivery: Pick<DeliveryRecord, 'id' | 'payload'>, at: Date): Record<string, string> {
+function signedHeaders(secret: string, delivery: Pick<DeliveryRecord, 'id' | 'payload'>, at: Date): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': 'WorkflowService-Webhooks/1',

@@ -7,7 +7,7 @@ export const WEBHOOK_EVENTS = ['builder.completed', 'builder.failed', 'column.co
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 /** A delivery's `webhook-id`: one per event and endpoint, kept by every attempt and re-send. */
-export const newMessageId = () => `msg_${newId().replaceAll('-', '')}`;
+const newMessageId = () => `msg_${newId().replaceAll('-', '')}`;
 
 /** When a delivery recorded now stops being retried. */
 export const retryUntil = (kernel: Kernel, from = Date.now()) => from + kernel.config.webhooks.retryWindowMs;
