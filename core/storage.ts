@@ -230,6 +230,12 @@ export interface BuilderRunState {
    * holds it (else StaleBuilderRun, nothing written), so two attempts of one run never both write.
    */
   checkpointWas?: BuilderCheckpoint | null;
+  /**
+   * The run's previous page while it is still being written (a bulk load writes `bulkLanes` pages at
+   * once): this page's rows go in beside it, but its state is written only once that page has
+   * committed, so checkpoints commit in page order; when that page fails, this one fails with it.
+   */
+  after?: Promise<unknown>;
 }
 
 export interface RowPageQuery {
@@ -251,6 +257,11 @@ export interface RowRepo {
   readonly rowsPerStatement: number;
   /** Rows one insert of a bulk load (an import page) should carry on this database. */
   readonly bulkRows: number;
+  /**
+   * Pages of one bulk load written at once: their rows go in side by side on as many connections
+   * (1 where a write holds the whole database). Only pages that start no jobs and check no unique key.
+   */
+  readonly bulkLanes: number;
   /**
    * Inserts rows atomically (all or none); returns their sequence numbers, in order. A builder page
    * passes its state so that the rows and the checkpoint commit together (no duplicate on resume).

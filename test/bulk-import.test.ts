@@ -58,7 +58,10 @@ describe.each(DIALECTS)('CSV upload on %s', (dialect) => {
   beforeAll(async () => {
     t = await startTestService(dialect, {
       MAX_UPLOAD_BYTES: '8000000',
-      PLANS_JSON: JSON.stringify({ one: { apiAccess: true, maxProjects: 1, requestsPerMinute: null } }),
+      PLANS_JSON: JSON.stringify({
+        one: { apiAccess: true, maxProjects: 1, requestsPerMinute: null },
+        capped: { apiAccess: true, maxRowsPerProject: 12_000, requestsPerMinute: null },
+      }),
     });
   });
   afterAll(() => t.stop());
@@ -82,6 +85,44 @@ describe.each(DIALECTS)('CSV upload on %s', (dialect) => {
     const pages = project.lead_gen_execution_log.filter((e: any) => e.step === 'page').length;
     expect(pages).toBe(Math.ceil(n / t.service.kernel.storage.rows.bulkRows));
     expect(await uploadsLeft()).toBe(0);
+  });
+
+  // On MariaDB two pages go in at once (bulkLanes): what a failed or cut-short run keeps is still whole pages, in order.
+  test('a refused row in a later page fails the run: the pages before it are kept, in order, and logged; nothing from its page on', async () => {
+    const pageRows = t.service.kernel.storage.rows.bulkRows;
+    const lines = csvOf(3 * pageRows).split('\r\n');
+    const bad = Math.floor(1.5 * pageRows); // a record of the second page
+    lines[bad] = `Huge,huge.example,${'x'.repeat(300_000)},1`;
+    const r = await upload(lines.join('\r\n'));
+    expect(r.status).toBe(201);
+    const id = (await r.json()).project_id;
+    const p = await waitForBuilder(t, id, 60_000);
+    expect(p.builder_status.type).toBe('failed');
+    expect(p.builder_status.error_message).toContain('MAX_CELL_BYTES');
+    expect(p.row_count).toBe(pageRows);
+    expect((await exported(id)).map((row) => row.Name)).toEqual(Array.from({ length: pageRows }, (_, i) => `Company ${i + 1}`));
+    const pages = p.lead_gen_execution_log.filter((e: any) => e.step === 'page');
+    expect(pages).toEqual([expect.objectContaining({ page: 1, rows: pageRows, total_rows: pageRows })]);
+    expect(await uploadsLeft()).toBe(0);
+  });
+
+  test('the plan’s rows per project stop a many-page import at exactly the limit, the first rows of the file', async () => {
+    const ws = await t.newWorkspace('capped');
+    const r = await upload(csvOf(15_000), '', { 'service-api-key': ws.key });
+    expect(r.status).toBe(201);
+    const id = (await r.json()).project_id;
+    const p = await waitForBuilder(
+      { ...t, api: (m, path, init) => t.api(m, path, { ...init, headers: { 'service-api-key': ws.key } }) },
+      id,
+      60_000,
+    );
+    expect(p.builder_status.type).toBe('completed');
+    expect(p.builder_status.warning).toStartWith('stopped at 12,000 rows: the capped plan holds at most 12,000 rows per project');
+    expect(p.row_count).toBe(12_000);
+    const rows = parse(await (await fetch(`${t.url}/projects/${id}/export.csv`, { headers: { 'service-api-key': ws.key } })).text(), {
+      columns: true,
+    }) as Record<string, string>[];
+    expect(rows.map((row) => row.Name)).toEqual(Array.from({ length: 12_000 }, (_, i) => `Company ${i + 1}`));
   });
 
   test('multipart/form-data with a "file" part: the project takes the file’s name', async () => {

@@ -42,6 +42,8 @@ export interface DialectLimits {
   readonly inListSize: number;
   /** Rows one transaction of a bulk load (an import page) should carry: fewer where a write holds the whole database. */
   readonly bulkRows: number;
+  /** Import pages written at once on separate connections (1 where a write holds the whole database). */
+  readonly bulkLanes: number;
 }
 
 /** Locks and snapshots: how a write sees the latest commits, and how reads over several tables agree. */

@@ -13,6 +13,7 @@ import { runScopeOf, settleBuilderCredits } from '../credits/charges.ts';
 import { rowRoom } from '../services/quotas.ts';
 import { addsRows, insertRows } from '../services/row-insert.ts';
 import { breathe } from './breathe.ts';
+import { PageWrites } from './page-writes.ts';
 import { type Job, type JobContext, retryableError } from './queue.ts';
 import { awaitProviderBudget } from './rate-limiter.ts';
 
@@ -125,11 +126,13 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
   let lastCheckpoint: BuilderCheckpoint | null = project.builderCheckpoint;
   /** Set when a row limit cut the source short: the warning the run ends with. */
   let stopped: string | undefined;
+  const pending = new PageWrites(kernel.storage.rows.bulkLanes, checkpoint.rows_created, checkpoint.pages);
   try {
     await awaitProviderBudget(kernel.rateLimiter, builder, ctx.providerMode, ctx.signal);
     for await (const raw of builder.run(form, ctx)) {
       // This attempt timed out (a retry has the run now) or the worker is stopping: stop here, quietly.
       if (jobCtx.signal.aborted) {
+        await pending.settle();
         log.info('builder attempt stopped: its time is up or the worker is stopping', { job_id: job.id, worker: jobCtx.workerId });
         return;
       }
@@ -144,15 +147,25 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       // Read again for each page: the project may have been deleted, or its unique key set, meanwhile.
       const current = await projects.getByPk(project.pk);
       if (!current) {
+        await pending.settle();
         log.info('builder run stopped: project deleted', { job_id: job.id, worker: jobCtx.workerId });
-        await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created, scope);
+        await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, pending.committed, scope);
         return;
       }
-      const plan = (await kernel.storage.workspaces.get(project.workspaceId))?.plan ?? 'free';
-      const builderRoom = builder.maxRows - created;
-      const planRoom = await rowRoom(kernel, plan, project.pk);
-      const room = Math.max(0, Math.min(builderRoom, planRoom));
       const columns = await projects.columns(project.pk);
+      // A page goes in beside the one before only when it reads nothing that one writes (no unique
+      // key to check) and starts no jobs; otherwise the pages before it commit first.
+      const beside = current.settings.uniqueColumns.length === 0 && !columns.some((c) => c.type === 'tool' && c.autoRun);
+      if (!beside) await pending.drain();
+      const plan = (await kernel.storage.workspaces.get(project.workspaceId))?.plan ?? 'free';
+      // `created` counts the pages still being written; the plan's room does not yet.
+      const builderRoom = builder.maxRows - created;
+      let planRoom = (await rowRoom(kernel, plan, project.pk)) - pending.rows;
+      if (planRoom < rows.length && pending.rows > 0) {
+        await pending.drain();
+        planRoom = await rowRoom(kernel, plan, project.pk);
+      }
+      const room = Math.max(0, Math.min(builderRoom, planRoom));
       let cells = toCells(rows, new Map(columns.map((c) => [c.name, c])));
       // Only rows that add a row count against the room: those whose unique key is new.
       const adds = await addsRows(kernel, current, columns, cells);
@@ -193,7 +206,16 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
           log: [...logEntries, entry].slice(-LOG_LIMIT),
         };
       };
-      await insertRows(kernel, current, columns, cells, { builderState: pageState });
+      if (beside) {
+        // Written beside the pages before it; its state follows theirs (BuilderRunState.after).
+        const state = pageState(cells.length);
+        await pending.add(cells.length, (after) =>
+          insertRows(kernel, current, columns, cells, { builderState: { ...state, ...(after ? { after } : {}) } }),
+        );
+      } else {
+        await insertRows(kernel, current, columns, cells, { builderState: pageState });
+        pending.wrote((written as NonNullable<typeof written>).after.created - created);
+      }
       const done = written as NonNullable<typeof written>;
       lastCheckpoint = done.checkpoint;
       note(done.entry);
@@ -204,6 +226,7 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       // The plugin fetches its next page when asked for it: spend the provider budget first.
       await awaitProviderBudget(kernel.rateLimiter, builder, ctx.providerMode, ctx.signal);
     }
+    await pending.drain();
     await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, created, scope);
     // A run cut short by a limit still completes (its rows are kept), with a warning shown in builder_status.
     if (stopped) {
@@ -238,6 +261,11 @@ export async function runBuilderJob(kernel: Kernel, job: Job, jobCtx: JobContext
       rows: created,
     });
   } catch (e) {
+    // Pages still being written end first: the run reports, and logs, only what committed.
+    await pending.settle();
+    created = pending.committed;
+    const unwritten = logEntries.filter((entry) => entry.step === 'page' && (entry.page ?? 0) > pending.committedPages);
+    for (const entry of unwritten) logEntries.splice(logEntries.indexOf(entry), 1);
     // Another attempt of this run wrote a page since this one's last: that attempt carries the run.
     if (e instanceof StaleBuilderRun) {
       log.info('builder attempt stopped: another attempt carries the run', { job_id: job.id, worker: jobCtx.workerId });

@@ -24,6 +24,8 @@ const RESULT_FIELDS = ['status', 'is_empty', 'num_missing', 'num_key', 'text_key
 
 /** A builder page's state, written only over the checkpoint its run last wrote (when it names one). */
 async function writeBuilderState(db: Kysely<Tables>, projectPk: number, state: BuilderRunState): Promise<void> {
+  // The previous page first: its checkpoint is the one this write expects.
+  if (state.after) await state.after;
   let q = db.updateTable('projects').set(builderStateValues(state)).where('pk', '=', projectPk);
   if (state.checkpointWas !== undefined) {
     const was = state.checkpointWas;

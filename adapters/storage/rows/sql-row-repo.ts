@@ -19,6 +19,7 @@ import { SharedTotals } from './shared-totals.ts';
 export class SqlRowRepo implements RowRepo {
   readonly rowsPerStatement: number;
   readonly bulkRows: number;
+  readonly bulkLanes: number;
   private readonly counters: RowCounters;
   private readonly reader: RowReader;
   private readonly listing: RowListing;
@@ -29,6 +30,7 @@ export class SqlRowRepo implements RowRepo {
   constructor(database: Database, memory = new ListingMemory()) {
     this.rowsPerStatement = database.dialect.limits.inListSize;
     this.bulkRows = database.dialect.limits.bulkRows;
+    this.bulkLanes = database.dialect.limits.bulkLanes;
     this.counters = new RowCounters(database);
     this.reader = new RowReader(database);
     const totals = new SharedTotals(database);

@@ -8,4 +8,6 @@ export const sqliteLimits: DialectLimits = {
   // A write holds the whole file: beside a 100,000-row import, GET /projects measured p99 ≈ 75 ms at
   // 100 rows per transaction and ≈ 100 ms at 250.
   bulkRows: 250,
+  // One writer at a time: a second page would only wait for the file.
+  bulkLanes: 1,
 };
