@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
 import { CopyButton } from '../copy-button.tsx';
 import { ErrorNote } from '../error-note.tsx';
+import { CheckboxGroup } from '../checkbox-group.tsx';
 import { TextField } from '../text-field.tsx';
 
 interface Settings {
@@ -105,26 +106,23 @@ function UniqueKey({ project, path, onSaved }: { project: Project; path: string;
         <p>This project has no input column to make a key of.</p>
       ) : (
         <form class="stack wide" onSubmit={save} noValidate>
-          <fieldset class="group" aria-describedby="unique-hint">
-            <legend>Unique columns</legend>
-            {inputs.map((c) => (
-              <label key={c.col_id} class="choice">
-                <input
-                  type="checkbox"
-                  name="unique_columns"
-                  value={c.name}
-                  checked={chosen.includes(c.name)}
-                  disabled={!chosen.includes(c.name) && chosen.length >= MAX_UNIQUE_COLUMNS}
-                  onChange={(e) => toggle(c.name, (e.target as HTMLInputElement).checked)}
-                />{' '}
-                {c.name}
-              </label>
-            ))}
+          <CheckboxGroup
+            legend="Unique columns"
+            name="unique_columns"
+            options={inputs.map((c) => ({
+              value: c.name,
+              label: c.name,
+              disabled: !chosen.includes(c.name) && chosen.length >= MAX_UNIQUE_COLUMNS,
+            }))}
+            checked={chosen}
+            onToggle={toggle}
+            describedBy="unique-hint"
+          >
             <small id="unique-hint" class="hint">
               Input columns only, up to {MAX_UNIQUE_COLUMNS}. None: rows are never compared. A row whose key columns are all empty is always
               added.
             </small>
-          </fieldset>
+          </CheckboxGroup>
           <fieldset class="group">
             <legend>A row whose key exists already</legend>
             <label class="choice">

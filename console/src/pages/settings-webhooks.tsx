@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
 import { CopyButton } from '../copy-button.tsx';
 import { ErrorNote } from '../error-note.tsx';
+import { CheckboxGroup } from '../checkbox-group.tsx';
 import { TextField } from '../text-field.tsx';
 import { ListTable } from '../list-table.tsx';
 import { location$, navigate } from '../router.ts';
@@ -264,26 +265,27 @@ export function WebhooksPage() {
           value={form.url}
           onInput={(e) => setForm({ ...form, url: (e.target as HTMLInputElement).value })}
         />
-        <fieldset class="group" aria-describedby={eventsError ? 'webhook-events-error' : undefined}>
-          <legend>Events</legend>
-          {EVENTS.map((ev) => (
-            <label key={ev.id} class="choice">
-              <input
-                type="checkbox"
-                name="events"
-                value={ev.id}
-                checked={form.events.includes(ev.id)}
-                onChange={(e) => toggle(ev.id, (e.target as HTMLInputElement).checked)}
-              />{' '}
-              <code>{ev.id}</code>: {ev.text}
-            </label>
-          ))}
+        <CheckboxGroup
+          legend="Events"
+          name="events"
+          options={EVENTS.map((ev) => ({
+            value: ev.id,
+            label: (
+              <>
+                <code>{ev.id}</code>: {ev.text}
+              </>
+            ),
+          }))}
+          checked={form.events}
+          onToggle={toggle}
+          {...(eventsError ? { describedBy: 'webhook-events-error' } : {})}
+        >
           {eventsError && (
             <span id="webhook-events-error" class="field-error">
               {eventsError}
             </span>
           )}
-        </fieldset>
+        </CheckboxGroup>
         <label for="webhook-description">Description (optional)</label>
         <input
           id="webhook-description"
