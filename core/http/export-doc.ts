@@ -25,7 +25,7 @@ export const exportOperation: Json = {
   operationId: 'download_project_csv',
   summary: 'Download rows as CSV',
   description:
-    'The project’s rows as CSV (RFC 4180, UTF-8, CRLF line ends): a header of column names, then one line per row, cells as the table shows them (arrays joined with ", ", records as JSON). Streamed in constant memory, whatever the number of rows. The same filter_groups, sort_rules and columns as GET rows. With an API key or a console session, or with `token` alone: a signed link from POST /projects/{project_id}/exports (MCP export_project), valid 15 minutes, which downloads the export it was made for.',
+    'The project’s rows as CSV (RFC 4180, UTF-8, CRLF line ends): a header of column names, then one line per row: input cells as they are, a tool’s result as its primary value (the first field the tool produces, e.g. the email of an email finder; `values=json` for the whole result), arrays joined with ", ". Any field holding a comma, a quote, a line break or leading/trailing blanks is quoted; an empty text is written "" and an empty cell as nothing, so both read back as they were (POST /projects/import.csv restores them, and takes off the \' of escaped formulas). Streamed in constant memory, whatever the number of rows. The same filter_groups, sort_rules and columns as GET rows. With an API key or a console session, or with `token` alone: a signed link from POST /projects/{project_id}/exports (MCP export_project), valid 15 minutes, which downloads the export it was made for.',
   tags: ['Rows'],
   parameters: [
     { name: 'project_id', in: 'path', required: true, schema: { type: 'string', maxLength: 128 }, example: EXAMPLE_IDS.project },
@@ -46,6 +46,13 @@ export const exportOperation: Json = {
       description:
         "0: write text that starts with =, +, -, @, a tab or a carriage return as it is. By default such text (numbers excepted) starts with ' so that a spreadsheet opens it as text instead of evaluating it (CSV injection).",
       schema: { type: 'string', enum: ['0', '1'] },
+    },
+    {
+      name: 'values',
+      in: 'query',
+      required: false,
+      description: 'primary (default): a tool’s result as its primary value (the first field it produces); json: the whole result as JSON.',
+      schema: { type: 'string', enum: ['primary', 'json'] },
     },
     {
       name: 'token',

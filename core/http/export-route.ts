@@ -4,17 +4,24 @@ import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Project } from '../model.ts';
 import { admitCall } from '../services/admission.ts';
-import { type ExportQuery, exportCsv } from '../services/export.ts';
-import { verifyExportLink } from '../services/export-links.ts';
+import { exportCsv } from '../services/export.ts';
+import { type ExportGrant, verifyExportLink } from '../services/export-links.ts';
 import { errorResponse } from './error-response.ts';
 import { exportOperation } from './export-doc.ts';
 import { projectOfCaller } from './project-access.ts';
 
 /** The JSON query parameters of GET rows, parsed (a malformed one is a 422 naming it). */
-function queryOf(url: URL): ExportQuery & { bom: boolean; escape_formulas: boolean } {
-  const out: ExportQuery & { bom: boolean; escape_formulas: boolean } = {
+function queryOf(url: URL): ExportGrant['query'] {
+  const values = url.searchParams.get('values') ?? 'primary';
+  if (values !== 'primary' && values !== 'json') {
+    throw validationError('values is "primary" (a tool\'s main field, the default) or "json" (its whole result)', [
+      { path: 'values', message: 'must be "primary" or "json"' },
+    ]);
+  }
+  const out: ExportGrant['query'] = {
     bom: ['1', 'true'].includes(url.searchParams.get('bom') ?? ''),
     escape_formulas: !['0', 'false'].includes(url.searchParams.get('escape_formulas') ?? ''),
+    values,
   };
   for (const name of ['filter_groups', 'sort_rules', 'columns'] as const) {
     const raw = url.searchParams.get(name);
@@ -53,7 +60,7 @@ export function exportRoute(kernel: Kernel) {
         const url = new URL(request.url);
         const token = url.searchParams.get('token');
         let project: Project | null | undefined;
-        let query: ExportQuery & { bom?: boolean; escape_formulas?: boolean };
+        let query: ExportGrant['query'];
         if (token !== null) {
           const grant = await verifyExportLink(kernel, token, projectId);
           project = await kernel.storage.projects.get(grant.workspaceId, projectId);
@@ -66,7 +73,11 @@ export function exportRoute(kernel: Kernel) {
           project = (await projectOfCaller(kernel, request, projectId)).project;
           query = queryOf(url);
         }
-        const body = await exportCsv(kernel, project, query, { bom: query.bom === true, escapeFormulas: query.escape_formulas !== false });
+        const body = await exportCsv(kernel, project, query, {
+          bom: query.bom === true,
+          escapeFormulas: query.escape_formulas !== false,
+          values: query.values ?? 'primary',
+        });
         return new Response(body, {
           headers: {
             'content-type': 'text/csv; charset=utf-8',

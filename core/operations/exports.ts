@@ -25,6 +25,12 @@ export const exportProject = defineOperation({
       escape_formulas: Type.Optional(
         Type.Boolean({ description: "Default true: text a spreadsheet would evaluate (=, +, -, @…) starts with ' in the file." }),
       ),
+      values: Type.Optional(
+        Type.Union([Type.Literal('primary'), Type.Literal('json')], {
+          description:
+            'primary (default): a tool’s result as its main field (the email of an email finder); json: the whole result as JSON.',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),

@@ -84,5 +84,7 @@ export {
 
 /** A form the schema accepted but the builder cannot use (a CSV without header): a 422 naming the field. */
 export { type FieldError, validationError } from '../errors.ts';
+/** The CSV export's formula guard read back (`'=x` → `=x`), for builders that import CSV files. */
+export { fromSpreadsheetSafe } from '../rows/spreadsheet-text.ts';
 /** For `checkConfig`: a JSONata config field that does not parse, as a `{path, message}` problem. */
 export { jsonataProblems } from '../columns/run-condition.ts';

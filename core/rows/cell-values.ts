@@ -30,6 +30,15 @@ export function displayText(value: unknown): string {
 }
 
 /**
+ * What a tool column's value means at a glance: the field the tool produces first (`email` of
+ * `{email, confidence, …}`), or the value itself when it is not a record holding that field.
+ */
+export function primaryValue(value: unknown, field: string | null): unknown {
+  if (field === null || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.hasOwn(value, field) ? (value as Record<string, unknown>)[field] : value;
+}
+
+/**
  * Case-insensitive comparisons run on folded text: lower case, then NFC, so a letter typed
  * composed ("ü") and one stored decomposed ("u" + U+0308) are the same text; the Greek final sigma
  * folds to σ, as in Unicode case folding ("ΠΡΟΣ" finds "προσφορα"). Stored cells and filter

@@ -13,7 +13,7 @@ const AUDIENCE = 'project-export';
 export interface ExportGrant {
   workspaceId: string;
   projectId: string;
-  query: ExportQuery & { bom?: boolean; escape_formulas?: boolean };
+  query: ExportQuery & { bom?: boolean; escape_formulas?: boolean; values?: 'primary' | 'json' };
 }
 
 /**

@@ -1,7 +1,8 @@
-import { stringify } from 'csv-stringify/sync';
+import { type Options as CsvOptions, stringify } from 'csv-stringify/sync';
 import type { Kernel } from '../kernel.ts';
 import type { Column, Project, StoredRow } from '../model.ts';
-import { displayText } from '../rows/cell-values.ts';
+import { displayText, primaryValue } from '../rows/cell-values.ts';
+import { spreadsheetSafe } from '../rows/spreadsheet-text.ts';
 import { rowQuery, toolColumnNos } from './rows.ts';
 
 /** Rows read per statement while exporting: large enough for speed, small enough for flat memory. */
@@ -12,6 +13,38 @@ export interface ExportQuery {
   filter_groups?: unknown;
   sort_rules?: unknown;
   columns?: unknown;
+}
+
+/** How an export writes its cells: `escapeFormulas` (default true), and tool results as their primary value or whole (`values: 'json'`). */
+export interface ExportOptions {
+  bom?: boolean;
+  escapeFormulas?: boolean;
+  values?: 'primary' | 'json';
+}
+
+/**
+ * RFC 4180 as every reader takes it: a field holding a delimiter, a quote, CR or LF, or leading or
+ * trailing blanks is quoted, and an empty string is written `""` so that it reads back apart from an
+ * empty cell (null, written as nothing). csv-stringify quotes line breaks by default; naming them
+ * keeps the file right whatever its defaults become.
+ */
+const CSV_OPTIONS: CsvOptions = {
+  record_delimiter: 'windows',
+  quoted_match: [/[\r\n]/, /^\s|\s$/],
+  cast: { string: (v: string) => (v === '' ? { value: '', quoted_empty: true } : v) },
+};
+
+/**
+ * The field a tool column's values are read by: the first field its tool produces (for a waterfall,
+ * the first one every step produces). Input columns have none.
+ */
+export function primaryField(kernel: Kernel, column: Column): string | null {
+  if (column.type !== 'tool') return null;
+  const tools = (column.waterfall?.length ? column.waterfall.map((s) => s.tool_id) : [column.toolId]).map((id) =>
+    id ? (kernel.plugins.tool(id)?.produces.map((p) => p.field) ?? []) : [],
+  );
+  const [first = [], ...others] = tools;
+  return first.find((f) => others.every((fields) => fields.includes(f))) ?? first[0] ?? null;
 }
 
 /**
@@ -43,42 +76,36 @@ async function* rowPages(kernel: Kernel, project: Project, columns: Column[], q:
   }
 }
 
-/** A number as spreadsheets read one (`-12.5`, `+3`, `1e6`): left alone by the formula guard. */
-const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
-/**
- * Text a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage
- * return, and is not a number), prefixed with `'` so that it opens as text (OWASP, CSV injection):
- * rows come from other systems and from inbound URLs anyone holding the URL can post to.
- */
-export function spreadsheetSafe(text: string): string {
-  return /^[=+\-@\t\r]/.test(text) && !NUMBER.test(text) ? `'${text}` : text;
-}
-
 /**
  * A project's rows as CSV (RFC 4180, written by csv-stringify; UTF-8, with a byte order mark when
- * asked, which Excel wants): a header of column names, then one line per row, each cell as the table
- * shows it (arrays joined with ", ", records as JSON), text that would run as a spreadsheet formula
- * prefixed with `'` unless `escapeFormulas` is false. Checked before the first byte (a bad filter is
+ * asked, which Excel wants): a header of column names, then one line per row; a tool's result as its
+ * primary value (the whole record as JSON with `values: 'json'`), arrays joined with ", ", text that
+ * would run as a spreadsheet formula prefixed with `'` unless `escapeFormulas` is false. Checked before the first byte (a bad filter is
  * a 422), then streamed a page at a time: memory stays flat however many rows there are.
  */
 export async function exportCsv(
   kernel: Kernel,
   project: Project,
   q: ExportQuery,
-  options: { bom?: boolean; escapeFormulas?: boolean } = {},
+  options: ExportOptions = {},
 ): Promise<ReadableStream<Uint8Array>> {
   const query = await rowQuery(kernel, project, q);
   const { shown } = query;
   const encoder = new TextEncoder();
-  const text = options.escapeFormulas === false ? (s: string) => s : spreadsheetSafe;
+  const guard = options.escapeFormulas === false ? (s: string) => s : spreadsheetSafe;
+  const fields = shown.map((c) => (options.values === 'json' ? null : primaryField(kernel, c)));
+  // null stays null (an empty field), so that it reads back apart from the empty string.
+  const cell = (v: unknown, i: number) => {
+    const shownValue = primaryValue(v ?? null, fields[i] as string | null);
+    return shownValue === null || shownValue === undefined ? null : guard(displayText(shownValue));
+  };
   const pages = rowPages(kernel, project, query.columns, query);
   let started = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (!started) {
         started = true;
-        const header = stringify([shown.map((c) => text(c.name))], { record_delimiter: 'windows' });
+        const header = stringify([shown.map((c) => guard(c.name))], CSV_OPTIONS);
         controller.enqueue(encoder.encode((options.bom ? '\uFEFF' : '') + header));
         return;
       }
@@ -87,8 +114,8 @@ export async function exportCsv(
         controller.close();
         return;
       }
-      const records = next.value.map((row) => shown.map((c) => text(displayText(row.cells[c.no]?.v ?? null))));
-      controller.enqueue(encoder.encode(stringify(records, { record_delimiter: 'windows' })));
+      const records = next.value.map((row) => shown.map((c, i) => cell(row.cells[c.no]?.v, i)));
+      controller.enqueue(encoder.encode(stringify(records, CSV_OPTIONS)));
     },
     async cancel() {
       await pages.return(undefined);

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { defineBuilder, Type, type UploadHead, validationError } from 'workflow-service/plugin-sdk';
+import { defineBuilder, fromSpreadsheetSafe, Type, type UploadHead, validationError } from 'workflow-service/plugin-sdk';
 import { parse as parser } from 'csv-parse';
 import { parse } from 'csv-parse/sync';
 
@@ -112,24 +112,31 @@ async function* recordPages(
   what: string,
   pageRows: number,
   skip: number,
-): AsyncGenerator<string[][]> {
+): AsyncGenerator<(string | null)[][]> {
   const source = Readable.from(text);
   // A stray quote would otherwise make one field of the rest of the file: a record is bounded.
-  const records = parser({ bom: true, skip_empty_lines: true, relax_column_count: true, max_record_size: MAX_RECORD_CHARS });
+  // An empty field is an empty cell (null); a quoted one ("") is the empty text, as the export writes them.
+  const records = parser({
+    bom: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+    max_record_size: MAX_RECORD_CHARS,
+    cast: (value, context) => (value === '' && !context.quoting ? null : value),
+  });
   source.pipe(records);
-  let page: string[][] = [];
+  let page: (string | null)[][] = [];
   let pageChars = 0;
   let header = true;
   let seen = 0;
   try {
-    for await (const record of records as AsyncIterable<string[]>) {
+    for await (const record of records as AsyncIterable<(string | null)[]>) {
       if (header) {
         header = false;
         continue;
       }
       if (seen++ < skip) continue;
       page.push(record);
-      for (const field of record) pageChars += field.length;
+      for (const field of record) pageChars += field?.length ?? 0;
       // A page ends at pageRows, or sooner when its records are large (one insert stays a few MB).
       if (page.length === pageRows || pageChars >= MAX_PAGE_CHARS) {
         yield page;
@@ -153,6 +160,7 @@ export default defineBuilder({
   name: 'CSV import',
   description:
     'Creates one row per CSV record. The first line is the header: each header becomes an input column, in order. Quoted fields may hold commas and newlines; a UTF-8 BOM is ignored. ' +
+    'An empty field is an empty cell, a quoted empty field ("") an empty text; a leading \' before =, +, -, @ (how the export writes text a spreadsheet would evaluate) is taken off. ' +
     'Send the CSV as csv_text, or upload a file of any size (POST /projects/import.csv, which makes the project) and name it by upload_id. ' +
     `At most ${MAX_ROWS.toLocaleString('en-US')} rows (and the plan's rows per project): a longer file imports its first rows and the run completes with builder_status.warning saying where it stopped. Needs no provider.`,
   category: 'import',
@@ -199,8 +207,9 @@ export default defineBuilder({
         rows: page.map((rec) => {
           const row: Record<string, unknown> = {};
           header.forEach((h, j) => {
+            // What the export guarded against formulas ('=x) reads back as it was (=x).
             const v = rec[j];
-            row[h] = v === undefined || v === '' ? null : v;
+            row[h] = v === undefined || v === null ? null : fromSpreadsheetSafe(v);
           });
           return row;
         }),
