@@ -21,9 +21,11 @@ const ENDLESS = '($f := function($x){ $f($x + 1) }; $f(0))';
 const HUGE_RANGES = '$count([1..10000000, 1..10000000, 1..10000000, 1..10000000])';
 // Each $pad is one step that allocates 100,000 characters: memory grows faster than any time check.
 const MEMORY_HOG = '$join([1..100000].$pad("", 100000))';
-// Catastrophic backtracking: one native regex step (≈0.6 s here, cut short by the engine's own
-// backtracking limit) that JSONata's guardrails cannot interrupt.
-const BACKTRACKING = `$match("${'a'.repeat(48)}", /(a+)+b/)`;
+// Catastrophic backtracking with a backreference (RE2 has none, so it runs on the JavaScript engine):
+// one native regex step (≈0.6 s here, cut short by the engine's own backtracking limit) that
+// JSONata's guardrails cannot interrupt.
+const BACKTRACKING = `$match("${'a'.repeat(48)}", /(a+)+b\\1/)`;
+const HOSTILE_INPUT = `${'a'.repeat(34)}!`;
 
 describe('expression sandbox', () => {
   const pool = new ExpressionPool({ workers: 2, timeoutMs: 1000, maxMemoryBytes: 256 * 1_048_576, maxResultBytes: 262_144 });
@@ -35,14 +37,18 @@ describe('expression sandbox', () => {
   test('an endless recursion ends as "ran over 1 s" while this thread keeps answering', async () => {
     const t0 = performance.now();
     const { result, stallMs } = await longestStall(() => pool.evaluate(ENDLESS, {}));
-    expect(result).toEqual({ ok: false, error: 'expression ran over 1 s' });
+    expect(result).toEqual({ ok: false, error: 'expression ran over 1 s', bound: true });
     expect(performance.now() - t0).toBeLessThan(3000);
     expect(stallMs).toBeLessThan(100);
   });
 
   test('huge ranges are refused at once, before they take memory', async () => {
     const t0 = performance.now();
-    expect(await pool.evaluate(HUGE_RANGES, {})).toEqual({ ok: false, error: 'expression built a sequence of more than 100,000 items' });
+    expect(await pool.evaluate(HUGE_RANGES, {})).toEqual({
+      ok: false,
+      error: 'expression built a sequence of more than 100,000 items',
+      bound: true,
+    });
     expect(await pool.evaluate('$count([1..1000000].($ * 2))', {})).toMatchObject({
       ok: false,
       error: expect.stringContaining('sequence'),
@@ -53,7 +59,7 @@ describe('expression sandbox', () => {
   test('an expression that grows memory past the bound is stopped, and the memory comes back', async () => {
     const before = process.memoryUsage.rss();
     const { result, stallMs } = await longestStall(() => roomy.evaluate(MEMORY_HOG, {}));
-    expect(result).toEqual({ ok: false, error: 'expression used more than 256 MB of memory' });
+    expect(result).toEqual({ ok: false, error: 'expression used more than 256 MB of memory', bound: true });
     expect(stallMs).toBeLessThan(100);
     Bun.gc(true);
     await Bun.sleep(300);
@@ -68,7 +74,7 @@ describe('expression sandbox', () => {
     const hog = roomy.evaluate(MEMORY_HOG, {});
     const [innocent, hogged] = await Promise.all([slow, hog]);
     expect(innocent).toEqual(slowRows.map((r) => ({ ok: true, value: r.Name })));
-    expect(hogged).toEqual({ ok: false, error: 'expression used more than 256 MB of memory' });
+    expect(hogged).toEqual({ ok: false, error: 'expression used more than 256 MB of memory', bound: true });
   });
 
   test('a native step that outlasts the host deadline is stopped, and only its row fails', async () => {
@@ -81,7 +87,7 @@ describe('expression sandbox', () => {
       expect(quick.stoppedThreads).toBe(1);
       expect(result).toEqual([
         { ok: true, value: 'A' },
-        { ok: false, error: 'expression ran over 100 ms' },
+        { ok: false, error: 'expression ran over 100 ms', bound: true },
         { ok: true, value: 'C' },
         { ok: true, value: 'D' },
       ]);
@@ -89,6 +95,56 @@ describe('expression sandbox', () => {
     } finally {
       await quick.close();
     }
+  });
+
+  test('a catastrophic regex gets the exact answer on every input alike: RE2 runs it in linear time', async () => {
+    const inputs = Array.from({ length: 20 }, (_, i) => ({ s: i % 2 ? HOSTILE_INPUT : 'a'.repeat(34) }));
+    const out = await pool.evaluateMany('$contains(s, /^(a+)+$/)', inputs);
+    expect(out).toEqual(inputs.map((_, i) => ({ ok: true, value: i % 2 === 0 })));
+    // Matches, groups, replace and split read the same as with JavaScript's engine.
+    expect(await pool.evaluate('$match("🍮ab aB", /(b)(x)?/i).{"m": match, "i": index, "g": groups}', {})).toEqual({
+      ok: true,
+      value: [
+        { m: 'b', i: 3, g: ['b', null] },
+        { m: 'B', i: 6, g: ['B', null] },
+      ],
+    });
+    expect(await pool.evaluate('{"r": $replace("a1b22c", /\\d+/, "#"), "s": $split("a, b,c", /,\\s*/)}', {})).toEqual({
+      ok: true,
+      value: { r: 'a#b#c', s: ['a', 'b', 'c'] },
+    });
+  });
+
+  test('a regex that backtracks past the engine\'s limit is an error on every input, never "no match"; the call stops early', async () => {
+    const inputs = Array.from({ length: 20 }, () => ({ s: HOSTILE_INPUT }));
+    const skippedBefore = roomy.skippedInputs;
+    const out = await roomy.evaluateMany('$contains(s, /^(a+)+b\\1$/)', inputs);
+    expect(out).toHaveLength(20);
+    for (const o of out) {
+      expect(o.ok).toBe(false);
+      expect(o).toHaveProperty('bound', true);
+      expect((o as { error: string }).error).toContain('backtracked past the engine');
+    }
+    // After three inputs in a row ran into the limit, the other seventeen failed at once with the same reason.
+    expect(roomy.skippedInputs - skippedBefore).toBe(17);
+    expect(new Set(out.map((o) => (o as { error: string }).error)).size).toBe(1);
+  });
+
+  test('a call whose inputs keep running over the time bound stops after three: its other inputs fail with the same reason', async () => {
+    const skippedBefore = pool.skippedInputs;
+    const out = await pool.evaluateMany(
+      ENDLESS,
+      Array.from({ length: 20 }, () => ({})),
+    );
+    expect(out).toEqual(Array.from({ length: 20 }, () => ({ ok: false, error: 'expression ran over 1 s', bound: true })));
+    expect(pool.skippedInputs - skippedBefore).toBe(17);
+    // Ordinary failures are not limits: every input runs and fails on its own terms.
+    const plain = await pool.evaluateMany(
+      '$number("x")',
+      Array.from({ length: 5 }, () => ({})),
+    );
+    expect(plain.every((o) => !o.ok && !('bound' in o))).toBe(true);
+    expect(pool.skippedInputs - skippedBefore).toBe(17);
   });
 
   test('after a stopped evaluation the pool goes on: many rows, in order, right', async () => {

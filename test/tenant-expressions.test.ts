@@ -70,6 +70,22 @@ describe.each(DIALECTS)('tenant expressions cannot stop the service, on %s', (di
     expect(cellOf(done, 'Name', 'Globex', 'Upper')).toMatchObject({ status: 'completed', value: 'GLOBEX' });
   }, 60_000);
 
+  test('a hostile regex on 20 rows: 20 errors with its reason where the engine gives up, 20 exact answers where RE2 runs it', async () => {
+    const hostile = `${'a'.repeat(34)}!`;
+    const pid = await csvProject(t, `Name\n${Array.from({ length: 20 }, () => hostile).join('\n')}`);
+    const backref = await addColumn(t, pid, 'Backref', 'formula', { expression: '$contains(Name, /^(a+)+b\\1$/)' });
+    const nested = await addColumn(t, pid, 'Nested', 'formula', { expression: '$contains(Name, /^(a+)+$/)' });
+    expect((await t.api('POST', `/projects/${pid}/columns/run`, { body: { col_ids: [backref, nested] } })).status).toBe(200);
+    const rows = await settledRows(t, pid, 60_000);
+    expect(rows).toHaveLength(20);
+    for (const row of rows) {
+      expect(row.company.Backref.status).toBe('error');
+      expect(row.company.Backref.value).toBeNull();
+      expect(row.company.Backref.error).toContain('backtracked past the engine');
+      expect(row.company.Nested).toMatchObject({ status: 'completed', value: false });
+    }
+  }, 90_000);
+
   test('an endless run condition skips its cells with the reason, without running the tool', async () => {
     const pid = await csvProject(t, 'Name\nAcme\nGlobex');
     const r = await t.api('POST', `/projects/${pid}/columns`, {

@@ -8,6 +8,12 @@ export function duration(ms: number): string {
 /** The message a cell shows when its expression hit the time bound. */
 export const ranOver = (limits: Pick<EvaluationLimits, 'timeoutMs'>) => `expression ran over ${duration(limits.timeoutMs)}`;
 
+/** A failure that a limit caused (JSONata's guardrails, the regex engine's backtracking, a stack overflow). */
+export function isBoundFailure(e: unknown): boolean {
+  const code = (e as { code?: string } | null)?.code;
+  return e instanceof RangeError || code === 'D1011' || code === 'D1012' || code === 'D2014' || code === 'D2015' || code === 'REGEX_LIMIT';
+}
+
 /**
  * A JSONata failure as a user can act on it. JSONata throws plain objects with a `code` (D1011
  * stack, D1012 timeout, D2014/D2015 sequence size: the guardrails), others carry a message.

@@ -31,6 +31,11 @@ const SEQUENCE = 100_000;
 const CHUNK = 100;
 /** How often memory is sampled while an evaluation runs. */
 const MEMORY_SAMPLE_MS = 50;
+/**
+ * Inputs in a row stopped by a limit after which a call gives up: its other inputs fail at once with
+ * the same reason, so one hostile column costs a few seconds of a thread per batch, not hours.
+ */
+export const BOUND_STOPS_IN_A_ROW = 3;
 
 interface Call {
   expression: string;
@@ -41,6 +46,9 @@ interface Call {
   cursor: number;
   requeued: [number, number][];
   left: number;
+  /** Outcomes in a row, as they arrived, that a limit stopped (see BOUND_STOPS_IN_A_ROW). */
+  boundStops: number;
+  gaveUp: boolean;
   resolve(outcomes: ExpressionOutcome[]): void;
   reject(e: Error): void;
 }
@@ -87,6 +95,8 @@ export class ExpressionPool implements Expressions {
   private closed = false;
   /** Threads terminated because an evaluation passed the host's time or memory bound. */
   stoppedThreads = 0;
+  /** Inputs failed without running because their call kept running into a limit (BOUND_STOPS_IN_A_ROW). */
+  skippedInputs = 0;
 
   constructor(private readonly options: ExpressionPoolOptions) {
     this.slots = Array.from({ length: Math.max(1, options.workers) }, () => ({
@@ -108,6 +118,8 @@ export class ExpressionPool implements Expressions {
         cursor: 0,
         requeued: [],
         left: inputs.length,
+        boundStops: 0,
+        gaveUp: false,
         resolve,
         reject,
       });
@@ -224,7 +236,41 @@ export class ExpressionPool implements Expressions {
     if (call.outcomes[index] !== undefined) return; // each input is answered once
     call.outcomes[index] = outcome;
     call.left -= 1;
-    if (call.left === 0) call.resolve(call.outcomes);
+    if (call.left === 0) {
+      call.resolve(call.outcomes);
+      return;
+    }
+    if (call.gaveUp) return;
+    call.boundStops = !outcome.ok && outcome.bound ? call.boundStops + 1 : 0;
+    if (call.boundStops >= BOUND_STOPS_IN_A_ROW) this.giveUp(call, outcome);
+  }
+
+  /**
+   * A call whose inputs keep running into a limit: the rest fail now with the same reason (a bound
+   * reached on every row before it says nothing good of the next), and its threads are freed.
+   */
+  private giveUp(call: Call, outcome: ExpressionOutcome): void {
+    call.gaveUp = true;
+    log.warn('expression stopped early', { reason: (outcome as { error: string }).error, expression: call.expression.slice(0, 200) });
+    const at = this.waiting.indexOf(call);
+    if (at >= 0) this.waiting.splice(at, 1);
+    for (let i = this.suspects.length - 1; i >= 0; i--) if (this.suspects[i]?.call === call) this.suspects.splice(i, 1);
+    call.requeued = [];
+    call.cursor = call.inputs.length;
+    for (const slot of this.slots) {
+      if (slot.running?.call !== call) continue;
+      clearTimeout(slot.running.deadline);
+      slot.worker?.terminate();
+      slot.worker = undefined;
+      slot.running = undefined;
+      this.stoppedThreads += 1;
+    }
+    for (let i = 0; i < call.inputs.length; i++) {
+      if (call.outcomes[i] !== undefined) continue;
+      this.skippedInputs += 1;
+      this.settle(call, i, outcome);
+    }
+    queueMicrotask(() => this.pump());
   }
 
   /**
@@ -252,7 +298,7 @@ export class ExpressionPool implements Expressions {
         if (!this.waiting.includes(running.call)) this.waiting.unshift(running.call);
       }
       if (o.suspect) this.suspects.push({ call: running.call, index: at });
-      else this.settle(running.call, at, { ok: false, error: reason });
+      else this.settle(running.call, at, { ok: false, error: reason, bound: true });
     }
     if (o.pump ?? true) this.pump();
   }

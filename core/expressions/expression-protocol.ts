@@ -21,8 +21,11 @@ export interface EvaluateRequest {
   limits: EvaluationLimits;
 }
 
-/** The outcome of one input. */
-export type ExpressionOutcome = { ok: true; value: unknown } | { ok: false; error: string };
+/**
+ * The outcome of one input. `bound`: the evaluation was stopped by a limit (time, memory, depth,
+ * sequence size, the regex engine's backtracking) rather than failing on its own terms.
+ */
+export type ExpressionOutcome = { ok: true; value: unknown } | { ok: false; error: string; bound?: true };
 
 /**
  * Worker → host: outcomes of consecutive inputs from `from` on, sent every few milliseconds of work

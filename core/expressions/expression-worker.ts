@@ -4,8 +4,9 @@
  * never get a say), so nothing a tenant writes can stall the thread that serves requests.
  */
 import jsonata from 'jsonata';
-import { describeFailure } from './expression-errors.ts';
+import { describeFailure, isBoundFailure } from './expression-errors.ts';
 import type { EvaluateReply, EvaluateRequest, EvaluationLimits, ExpressionOutcome, WorkerInit } from './expression-protocol.ts';
+import { LinearRegExp } from './linear-regex.ts';
 
 declare const self: Worker;
 
@@ -20,7 +21,13 @@ function compile(expression: string, limits: EvaluationLimits): ReturnType<typeo
   let c = compiled.get(key);
   if (!c) {
     if (compiled.size > 500) compiled.clear();
-    c = jsonata(expression, { timeout: limits.timeoutMs, stack: limits.depth, sequence: limits.sequence });
+    c = jsonata(expression, {
+      timeout: limits.timeoutMs,
+      stack: limits.depth,
+      sequence: limits.sequence,
+      // Regexes that never give up silently (linear-regex.ts): a stopped match is an error, not "no match".
+      RegexEngine: LinearRegExp as unknown as RegExpConstructor,
+    });
     compiled.set(key, c);
   }
   return c;
@@ -65,7 +72,9 @@ async function run({ task, expression, inputs, bindings, limits }: EvaluateReque
       try {
         outcome = portable(await expr.evaluate(inputs[index], bindings), limits);
       } catch (e) {
-        outcome = { ok: false, error: describeFailure(e, limits) };
+        outcome = isBoundFailure(e)
+          ? { ok: false, error: describeFailure(e, limits), bound: true }
+          : { ok: false, error: describeFailure(e, limits) };
       }
     }
     batch.push(outcome);
