@@ -156,5 +156,5 @@ test('SHUTDOWN_DELAY_MS keeps serving with /ready at 503 "draining"; SHUTDOWN_GR
   expect(await proc.exited).toBe(0);
   const took = performance.now() - signalled;
   expect(took).toBeGreaterThan(1_500 + 400);
-  expect(took).toBeLessThan(1_500 + 500 + 4_000);
+  expect(took).toBeLessThan(20_000); // a hang, not a slow machine (10× the two seconds of grace)
 });

@@ -52,7 +52,7 @@ describe.each(['in-memory', 'redis'] as const)('%s rate limiter', (kind) => {
     const limiter = kind === 'redis' ? redisLimiter(freshPrefix('rate')) : new InMemoryRateLimiter();
     const ms = await timeTokens([limiter], 'provider:test', 15);
     expect(ms).toBeGreaterThanOrEqual(450);
-    expect(ms).toBeLessThan(1500);
+    expect(ms).toBeLessThan(5_000); // a hang, not a slow machine (10× the half second)
   });
 
   test('looking (cost 0) takes nothing: it tells whether a token is there', async () => {

@@ -114,19 +114,19 @@ test('with Redis stopped for 10 s, both doors answer and accept work; it all run
   // Reads answer at once, whatever Redis does.
   const list = await api('GET', '/projects');
   expect(list.status).toBe(200);
-  expect(list.ms).toBeLessThan(1_000);
+  expect(list.ms).toBeLessThan(5_000); // Redis is away 10 s: an answer that waited for it would take that long
   expect(list.headers.get('ratelimit-limit')).not.toBeNull(); // this process's own bucket meanwhile
   expect((await data(mcp, 'list_projects')).total).toBeGreaterThanOrEqual(1);
 
   // Writes that start work, through REST…
   const b = await api('POST', '/projects', { builder_id: 'manual_list_builder', form_data: { companies: 'One\nTwo\nThree\nFour' } });
   expect(b.status).toBe(201);
-  expect(b.ms).toBeLessThan(2_000);
+  expect(b.ms).toBeLessThan(5_000);
   const rest = await api('POST', `/projects/${projectA}/rows`, { company: { Name: 'Hooli', Domain: null } });
   expect(rest.status).toBeLessThan(300);
   const run = await api('POST', `/projects/${projectA}/columns/run`, { col_ids: [manual.body.col_id] });
   expect(run.status).toBe(200);
-  expect(run.ms).toBeLessThan(2_000);
+  expect(run.ms).toBeLessThan(5_000);
 
   // …and through MCP.
   const c = await data(mcp, 'run_builder', {

@@ -59,8 +59,9 @@ describe.each(DIALECTS)('tenant expressions cannot stop the service, on %s', (di
         error: 'expression built a sequence of more than 100,000 items',
       });
     }
-    expect(seconds).toBeLessThan(15);
-    expect(slowest).toBeLessThan(100);
+    expect(seconds).toBeLessThan(40); // a hang, not a slow machine (10× the few seconds the bounds take)
+    // An evaluation on the thread that answers requests would hold it for its whole second.
+    expect(slowest).toBeLessThan(800);
 
     // The workers go on: a plain formula added afterwards fills normally.
     const upper = await addColumn(t, pid, 'Upper', 'formula', { expression: '$uppercase(Name)' });
@@ -185,7 +186,7 @@ describe.each(DIALECTS)('SIGTERM stops a process busy with an endless formula, o
       const t0 = performance.now();
       worker.kill('SIGTERM');
       expect(await worker.exited).toBe(0);
-      expect(performance.now() - t0).toBeLessThan(8_000);
+      expect(performance.now() - t0).toBeLessThan(15_000); // a hang, not a slow machine (10× the one-second grace)
     } finally {
       api.kill('SIGKILL');
       worker.kill('SIGKILL');

@@ -209,9 +209,8 @@ describe('safeFetch', () => {
 
   test('gives up after timeoutMs', async () => {
     open();
-    const started = Date.now();
+    // The endpoint answers after 1.5 s: without the time limit this would be a response, not an error.
     expect(await safeFetch(`${server.url}/slow`, { timeoutMs: 200 }).catch((x) => x)).toBeInstanceOf(FetchTimeoutError);
-    expect(Date.now() - started).toBeLessThan(1200);
   });
 });
 
