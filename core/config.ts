@@ -15,6 +15,11 @@ export interface Config {
   databaseUrl: string;
   redisUrl: string | undefined;
   workers: number;
+  /**
+   * JOB_THREAD (default 1): without Redis, jobs run on a thread of their own with its own database
+   * connection, so they never hold the thread that answers requests (0: on that thread, as before).
+   */
+  jobThread: boolean;
   workerConcurrency: number;
   /** Job queue tuning (JOB_* variables, see queueOptions). */
   queue: QueueOptions;
@@ -170,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
     // A process opening one door runs no jobs when Redis carries them to the workers (DESIGN §2);
     // without Redis its in-process queue has no other consumer, so it runs its own.
     workers: int(env, 'WORKERS', (env.SERVE ?? 'all') === 'all' || !env.REDIS_URL ? 1 : 0),
+    jobThread: oneOf(env, 'JOB_THREAD', ['0', '1'] as const, '1') === '1',
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1),
     queue: queueOptions(env),
     providerMode: oneOf(env, 'PROVIDER_MODE', ['live', 'sandbox'] as const, 'live'),

@@ -2,6 +2,8 @@ import { openQueue } from '../adapters/queue/open-queue.ts';
 import { openStatsBoard } from '../adapters/metrics/worker-stats-boards.ts';
 import { openRateLimiter } from '../adapters/rate-limit/open-rate-limiter.ts';
 import { openStorage } from '../adapters/storage/sql-storage.ts';
+import { sharedByConnections } from '../adapters/storage/database.ts';
+import { ThreadQueue } from '../adapters/queue/thread-queue.ts';
 import { openProjectEvents } from '../adapters/events/open-project-events.ts';
 import { publishingStorage } from './events/publishing-storage.ts';
 import { ensureConsoleBuilt } from '../console/build.ts';
@@ -16,6 +18,7 @@ import { EnrichPayloadSchema, runEnrichmentJob } from './jobs/run-enrichment.ts'
 import { resumeUnfinishedWork } from './jobs/resume-unfinished.ts';
 import { ICP_SCORE_JOB, IcpScorePayload, runIcpScoreJob } from './jobs/run-icp-score.ts';
 import type { JobQueue } from './jobs/queue.ts';
+import type { ProjectEventBus } from './events/project-events.ts';
 import type { Kernel } from './kernel.ts';
 import { log, redactUrl } from './log.ts';
 import { type RunningMcpHost, startMcpHost } from './mcp/mcp-host.ts';
@@ -43,23 +46,30 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Opens storage, loads plugins and builds the kernel (no listener). */
-export async function createKernel(config: Config): Promise<Kernel> {
+/**
+ * Opens storage, loads plugins and builds the kernel (no listener). `parts` replaces the queue or
+ * the event bus the configuration would open (the embedded mode's job thread and HTTP thread).
+ */
+export async function createKernel(
+  config: Config,
+  parts: { queue?: JobQueue | ((events: ProjectEventBus) => Promise<JobQueue>); events?: ProjectEventBus } = {},
+): Promise<Kernel> {
   configurePlans(config.plans);
   const plugins = await loadPlugins(config.pluginsDir, config.pluginPackages);
   const storage = await openStorage(config.databaseUrl);
+  const prefix = config.queue.prefix ?? 'wfs';
+  const events = parts.events ?? openProjectEvents(config.redisUrl, prefix);
   let queue: JobQueue;
   try {
-    queue = await openQueue(config.redisUrl, config.queue);
+    const given = parts.queue;
+    queue = typeof given === 'function' ? await given(events) : (given ?? (await openQueue(config.redisUrl, config.queue)));
   } catch (e) {
     await storage.close();
     throw e;
   }
-  const prefix = config.queue.prefix ?? 'wfs';
   const rateLimiter = openRateLimiter(config.redisUrl, prefix);
   const statsBoard = openStatsBoard(config.redisUrl, prefix);
   const expressions = openExpressionPool(config);
-  const events = openProjectEvents(config.redisUrl, prefix);
   return {
     config,
     storage: publishingStorage(storage, events),
@@ -137,14 +147,20 @@ export function startWorkers(kernel: Kernel): () => void {
  * SERVE=rest or SERVE=mcp (or the options) leave one door closed, for scaled-out processes.
  */
 export async function startService(config: Config, options: { rest?: boolean; mcp?: boolean } = {}): Promise<RunningService> {
-  const kernel = await createKernel(config);
+  // Without Redis the jobs run in this process: on a job thread of their own (core/job-thread.ts)
+  // when the database can be opened twice, so that they never hold the thread that answers requests.
+  const jobThread = config.jobThread && !config.redisUrl && config.workers > 0 && sharedByConnections(config.databaseUrl);
+  // The database is migrated before the job thread opens it.
+  const kernel = jobThread
+    ? await createKernel(config, { queue: (events) => ThreadQueue.start(config, events) })
+    : await createKernel(config);
   await bootstrap(kernel);
   await bootstrapAdmin(kernel);
-  // Before any request: work the in-process queue lost with a previous process is queued again.
-  if (config.workers > 0 && !kernel.queue.durable) await resumeUnfinishedWork(kernel);
-  const stopPublishing = config.workers > 0 ? startWorkers(kernel) : () => {};
+  // Before any request: work the in-process queue lost with a previous process is queued again (the job thread does it itself).
+  if (!jobThread && config.workers > 0 && !kernel.queue.durable) await resumeUnfinishedWork(kernel);
+  const stopPublishing = !jobThread && config.workers > 0 ? startWorkers(kernel) : () => {};
   // Every process relays the outbox: jobs stored while Redis was away reach it once it is back.
-  const stopRelay = startOutboxRelay(kernel);
+  const stopRelay = jobThread ? () => {} : startOutboxRelay(kernel);
   let restUrl: string | undefined;
   let restPort = config.port;
   let server: { stop(): Promise<unknown> } | undefined;

@@ -29,6 +29,11 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   return { db, dialect, close: () => db.destroy() };
 }
 
+/** Whether a second connection to `DATABASE_URL` (the job thread's) sees the same database. */
+export function sharedByConnections(url: string): boolean {
+  return DIALECTS.find((d) => d.schemes.some((s) => url.startsWith(s)))?.sharedByConnections(url) ?? false;
+}
+
 function migratorOf(database: Database): Migrator {
   return new Migrator({
     db: database.db,

@@ -14,6 +14,8 @@ export interface StorageDialect {
   readonly schemes: readonly string[];
   /** Kysely's dialect for `url` (a connection pool, or the embedded file). */
   connect(url: string, options: { poolSize?: number }): KyselyDialect;
+  /** Whether a second connection to `url` (another thread's) sees the same data: not for a database held in memory. */
+  sharedByConnections(url: string): boolean;
   readonly errors: DialectErrors;
   readonly limits: DialectLimits;
   readonly locking: DialectLocking;

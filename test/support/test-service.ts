@@ -24,6 +24,9 @@ export async function startTestService(dialect: Dialect, env: Record<string, str
   const config = loadConfig({
     PROVIDER_MODE: 'sandbox',
     JOB_BACKOFF_MS: '50',
+    // Jobs on the test's own thread, so that tests may reach into the kernel and process.env as the
+    // jobs see them; the job thread of `bun run start` has suites of its own (embedded-thread, start, embedded-restart).
+    JOB_THREAD: '0',
     ...(await queueEnv(dialect)),
     ...env,
     // A fresh database of the dialect, unless the test brings its own (a server it takes away).

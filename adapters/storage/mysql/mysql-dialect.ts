@@ -12,6 +12,7 @@ import { mysqlUpsert } from './mysql-upsert.ts';
 export const mysqlDialect: StorageDialect = {
   name: 'mysql',
   schemes: ['mysql://', 'mariadb://'],
+  sharedByConnections: () => true,
   connect: connectMysql,
   errors: mysqlErrors,
   limits: mysqlLimits,

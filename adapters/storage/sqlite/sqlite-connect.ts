@@ -1,7 +1,24 @@
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { CompiledQuery, type DatabaseConnection, type Driver } from 'kysely';
 import { BunSqliteDialect } from 'kysely-bun-sqlite';
+
+/**
+ * Transactions start with BEGIN IMMEDIATE: they take the write lock when they begin, waiting for it
+ * under busy_timeout. A deferred BEGIN would take it at its first write and, finding another
+ * connection (the embedded mode's job thread, another process) writing, fail at once with
+ * "database is locked" — SQLite cannot wait there without risking a deadlock.
+ */
+class ImmediateSqliteDialect extends BunSqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection: DatabaseConnection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    };
+    return driver;
+  }
+}
 
 /**
  * Kysely over bun:sqlite, the embedded default: `sqlite:<path>` or `sqlite::memory:`. Creates the
@@ -17,5 +34,5 @@ export function connectSqlite(url: string): BunSqliteDialect {
   database.exec('PRAGMA busy_timeout = 5000');
   database.exec('PRAGMA cache_size = -65536');
   database.exec('PRAGMA temp_store = MEMORY');
-  return new BunSqliteDialect({ database });
+  return new ImmediateSqliteDialect({ database });
 }

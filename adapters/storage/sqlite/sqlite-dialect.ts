@@ -13,6 +13,7 @@ export const sqliteDialect: StorageDialect = {
   name: 'sqlite',
   schemes: ['sqlite:'],
   connect: connectSqlite,
+  sharedByConnections: (url) => !['', ':memory:'].includes(url.slice('sqlite:'.length)),
   errors: sqliteErrors,
   limits: sqliteLimits,
   locking: sqliteLocking,

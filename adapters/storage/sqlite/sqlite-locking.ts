@@ -2,8 +2,9 @@ import { sql } from 'kysely';
 import type { DialectLocking } from '../dialect.ts';
 
 /**
- * SQLite has no row locks: write transactions run one at a time (one connection per process, the
- * file lock between processes), so a write reads the latest commits without asking.
+ * SQLite has no row locks: transactions begin immediate (sqlite-connect.ts), holding the database's
+ * write lock from their start, so they run one at a time whichever connection opened them (the
+ * embedded mode's two threads, other processes) and read the latest commits without asking.
  */
 export const sqliteLocking: DialectLocking = {
   lockedRead: (query) => query,
