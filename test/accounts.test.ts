@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { safeNext } from '../core/http/signin/signin-routes.ts';
 import { admin } from './support/admin-cli.ts';
 import { DIALECTS } from './support/databases.ts';
 import { startTestService, type TestService } from './support/test-service.ts';
@@ -93,6 +94,36 @@ describe.each(DIALECTS)('accounts and console sessions on %s', (dialect) => {
     // The token is stored only as its hash.
     const stored = await t.service.kernel.storage.sessions.find(login.cookie.split('=')[1] as string, Date.now());
     expect(stored).toBeUndefined();
+  });
+
+  test('after sign-in `next` goes only to a path of this site: control characters, //, \\ and schemes go home', async () => {
+    for (const hostile of [
+      '/\t/evil.test/phish',
+      '/\n/evil.test',
+      '/\r\n/evil.test',
+      '//evil.test',
+      '/\\evil.test',
+      '\\/evil.test',
+      'https://evil.test/',
+      'javascript:alert(1)',
+      '/%09/evil.test'.replace('%09', '\u0000'),
+      ' /evil',
+    ]) {
+      expect(safeNext(hostile)).toBe('/');
+    }
+    expect(safeNext('/projects/abc?x=1#row-2')).toBe('/projects/abc?x=1#row-2');
+    expect(safeNext('/projects/%2F%2Fevil')).toBe('/projects/%2F%2Fevil'); // encoded, it stays a path here
+    // Over HTTP, as the review sent it: /login?next=%2F%09%2Fevil.test%2Fphish.
+    const res = await fetch(`${origin}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+      body: `email=${encodeURIComponent(ADMIN.email)}&password=${encodeURIComponent(ADMIN.password)}&next=%2F%09%2Fevil.test%2Fphish`,
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/');
+    const page = await (await fetch(`${origin}/login?next=%2F%09%2Fevil.test%2Fphish`)).text();
+    expect(page).not.toContain('evil.test');
   });
 
   test('an unknown email and a wrong password get the same answer, and nothing is signed in', async () => {

@@ -7,7 +7,8 @@ import { enc, startTestService, type TestService, waitForBuilder } from './suppo
  * cell, so every assertion lists exactly which rows match, in the order the API returns them.
  */
 
-const csvField = (v: string): string => `"${v.replace(/"/g, '""')}"`;
+// An empty field stays unquoted: the import reads it as an empty cell (a quoted "" is the empty text).
+const csvField = (v: string): string => (v === '' ? '' : `"${v.replace(/"/g, '""')}"`);
 const csv = (header: string[], rows: string[][]): string => [header, ...rows].map((r) => r.map(csvField).join(',')).join('\n');
 
 // A text longer than the 255 characters a text key indexes; the interesting part is past the cut.

@@ -11,9 +11,26 @@ import { loginPage } from './login-page.ts';
 /** A sign-in form or JSON body is small; anything larger is refused unread. */
 const MAX_FORM_BYTES = 16_384;
 
+/** Whether the text holds a control character (C0, DEL) or a space. */
+function hasControlOrSpace(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c <= 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
+
 /** Where to go after signing in: a path of this site only (never `//host` or a full URL). */
 export function safeNext(raw: string | null | undefined): string {
-  return raw && /^\/(?![/\\])/.test(raw) ? raw : '/';
+  // Browsers drop tabs and line breaks from a URL and read \ as /: "/\t/evil.test" is "//evil.test".
+  if (!raw || !raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\') || hasControlOrSpace(raw)) return '/';
+  let url: URL;
+  try {
+    url = new URL(raw, 'http://same-origin.invalid');
+  } catch {
+    return '/';
+  }
+  return url.origin === 'http://same-origin.invalid' ? url.pathname + url.search + url.hash : '/';
 }
 
 /** The client's address: the socket's, or with TRUST_PROXY the one the proxy appended to X-Forwarded-For. */

@@ -41,7 +41,9 @@ export function csvHeader(text: string, what = 'csv_text'): string[] {
   if (blank >= 0) {
     throw validationError(`${what} header ${blank + 1} is empty; name every column`, [{ path, message: `header ${blank + 1} is empty` }]);
   }
-  const dup = header.find((h, i) => header.indexOf(h) !== i);
+  // One pass over a set: a header of 150,000 names is checked in milliseconds, not minutes.
+  const seen = new Set<string>();
+  const dup = header.find((h) => seen.size === seen.add(h).size);
   if (dup !== undefined) {
     throw validationError(`${what} header "${dup}" appears twice; column names must be unique`, [
       { path, message: `duplicate header "${dup}"` },
