@@ -147,6 +147,17 @@ describe.each(DIALECTS)('CSV export on %s', (dialect) => {
     const expired = await fetch(made.body.url.replace(token, stale));
     expect(expired.status).toBe(401);
     expect((await expired.json()).detail.message).toContain('expired');
+    // Algorithm confusion: HS256 keyed with the public key the service publishes is a 401, not a 500.
+    const jwk = (await (await fetch(`${new URL(t.url).origin}/oauth/jwks.json`)).json()).keys[0];
+    const confused = await new SignJWT({ wid: t.workspaceId, pid: projectId, q: {} })
+      .setProtectedHeader({ alg: 'HS256', kid, typ: 'export+jwt' })
+      .setAudience('project-export')
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(new TextEncoder().encode(JSON.stringify(jwk)));
+    const forged = await fetch(made.body.url.replace(token, confused));
+    expect(forged.status).toBe(401);
+    expect((await forged.json()).detail.message).toBe('Invalid download link');
 
     // A bad filter is refused when the link is asked for, not when it is used.
     const bad = await t.api('POST', `/projects/${projectId}/exports`, { body: { columns: ['Nope'] } });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type JWTPayload, SignJWT, decodeJwt, errors, jwtVerify } from 'jose';
 import { ServiceError } from '../errors.ts';
 import type { OAuthGrantRecord, OAuthRepo } from '../storage.ts';
-import { SigningKeys } from './signing-keys.ts';
+import { SIGNING_ALG, SigningKeys } from './signing-keys.ts';
 
 export const ACCESS_TOKEN_SECONDS = 3600;
 /** How long a process trusts that a grant is live before asking the database again. */
@@ -96,7 +96,13 @@ export class OAuthServer {
           if (!key) throw new errors.JWKSNoMatchingKey();
           return key;
         },
-        { issuer: this.issuer, audience: [this.resource, `${this.resource}/`], requiredClaims: ['exp', 'sub'], typ: 'at+jwt' },
+        {
+          issuer: this.issuer,
+          audience: [this.resource, `${this.resource}/`],
+          requiredClaims: ['exp', 'sub'],
+          typ: 'at+jwt',
+          algorithms: [SIGNING_ALG],
+        },
       ));
     } catch (e) {
       if (e instanceof errors.JOSEError) {

@@ -4,7 +4,9 @@ import type { OAuthRepo, OAuthSigningKeyRecord } from '../storage.ts';
 
 /** A retired key keeps verifying as long as the tokens it signed may live, and five minutes more. */
 export const keyOverlapMs = (accessTokenSeconds: number) => accessTokenSeconds * 1000 + 300_000;
-const ALG = 'ES256';
+/** The one algorithm the service signs with, and so the only one it verifies (a token naming another is refused, not tried). */
+export const SIGNING_ALG = 'ES256';
+const ALG = SIGNING_ALG;
 /** Verifying reads the keys again after this long (and at once for a key id it has not seen). */
 const RELOAD_AFTER_MS = 60_000;
 

@@ -1,5 +1,6 @@
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { ServiceError } from '../errors.ts';
+import { SIGNING_ALG } from '../oauth/signing-keys.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Project } from '../model.ts';
 import type { ExportQuery } from './export.ts';
@@ -51,7 +52,7 @@ export async function verifyExportLink(kernel: Kernel, token: string, projectId:
         if (!key) throw new errors.JWKSNoMatchingKey();
         return key;
       },
-      { audience: AUDIENCE, typ: TYP, requiredClaims: ['exp', 'wid', 'pid'] },
+      { audience: AUDIENCE, typ: TYP, requiredClaims: ['exp', 'wid', 'pid'], algorithms: [SIGNING_ALG] },
     );
     if (payload.pid !== projectId) throw new ServiceError('unauthorized', 'This download link is for another project');
     return { workspaceId: String(payload.wid), projectId, query: (payload.q ?? {}) as ExportGrant['query'] };

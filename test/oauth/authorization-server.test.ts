@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import type { SqlStorage } from '../../adapters/storage/sql-storage.ts';
 import { runAdmin } from '../../core/cli/admin.ts';
 import { call, connect, data, rpc } from '../mcp/mcp-support.ts';
@@ -510,6 +510,15 @@ describe.each(DIALECTS)('OAuth authorization server on %s', (dialect) => {
     const res = await rpc(mcpUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${tampered}` });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    // Algorithm confusion: the same claims signed HS256 with the published public key are refused (401, not 500).
+    const jwk = (await (await fetch(`${origin}/oauth/jwks.json`)).json()).keys[0];
+    const headerJson = JSON.parse(Buffer.from(header, 'base64url').toString());
+    const confused = await new SignJWT(claims)
+      .setProtectedHeader({ ...headerJson, alg: 'HS256' })
+      .sign(new TextEncoder().encode(JSON.stringify(jwk)));
+    const refused = await rpc(mcpUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${confused}` });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
     const envelope = await call(await connect(mcpUrl, { authorization: `Bearer ${tokens.access_token}` }), 'get_project', {
       project_id: aliceProject,
     });
