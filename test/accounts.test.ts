@@ -88,6 +88,12 @@ describe.each(DIALECTS)('accounts and console sessions on %s', (dialect) => {
     // The console's shell for a signed-in person; the sign-in page for anyone else.
     const home = await fetch(`${origin}/`, { headers: { cookie: login.cookie } });
     expect(home.status).toBe(200);
+    // Neither the console nor the sign-in page may be framed by another site (clickjacking).
+    const signIn = await fetch(`${origin}/login`);
+    for (const page of [home, signIn]) {
+      expect(page.headers.get('x-frame-options')).toBe('DENY');
+      expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    }
     expect(await home.text()).toMatch(/<script type="module" src="\/console\/assets\/main-[\w-]+\.js">/);
     const anonymous = await fetch(`${origin}/projects/abc`, { redirect: 'manual' });
     expect([anonymous.status, anonymous.headers.get('location')]).toEqual([303, '/login?next=%2Fprojects%2Fabc']);

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Elysia } from 'elysia';
+import { PAGE_HEADERS } from './page-headers.ts';
 import { type ConsoleBundle, DIST, ensureConsoleBuilt } from '../../console/build.ts';
 import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
@@ -63,9 +64,7 @@ export function consoleRoutes(kernel: Kernel) {
     if (!found)
       return new Response(null, { status: 303, headers: { location: `/login?next=${encodeURIComponent(url.pathname + url.search)}` } });
     try {
-      return new Response(shell(await built(), boot()), {
-        headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
-      });
+      return new Response(shell(await built(), boot()), { headers: PAGE_HEADERS });
     } catch {
       return Response.json({ detail: 'The console could not be built; the log says why (the REST API works)' }, { status: 503 });
     }

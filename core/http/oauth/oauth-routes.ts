@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { PAGE_HEADERS } from '../page-headers.ts';
 import { ServiceError } from '../../errors.ts';
 import type { Kernel } from '../../kernel.ts';
 import { log } from '../../log.ts';
@@ -44,12 +45,10 @@ const html = (body: string, status = 200) =>
   new Response(body, {
     status,
     headers: {
-      'content-type': 'text/html; charset=utf-8',
       ...NO_STORE,
-      // The consent page is never framed: a page of another site could lay it under a decoy button.
-      'x-frame-options': 'DENY',
-      // No form-action: browsers apply it to the redirect that follows the form, to the client's own address.
-      'content-security-policy': "frame-ancestors 'none'",
+      // Never framed (the consent page's Allow under a decoy button); no form-action: browsers apply it
+      // to the redirect that follows the form, to the client's own address.
+      ...PAGE_HEADERS,
       // Not no-referrer: Chromium then sends "Origin: null" with the consent form, which the origin check refuses.
       'referrer-policy': 'same-origin',
     },

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { PAGE_HEADERS } from '../page-headers.ts';
 import { ServiceError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import type { Kernel } from '../../kernel.ts';
@@ -78,7 +79,7 @@ async function readForm(request: Request): Promise<{ fields: Record<string, unkn
 }
 
 const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
-  new Response(body, { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...headers } });
+  new Response(body, { status, headers: { ...PAGE_HEADERS, ...headers } });
 
 /** What the console learns about its session (GET /session, and POST /login as JSON). */
 export function sessionAnswer(found: FoundSession) {
