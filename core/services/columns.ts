@@ -1,4 +1,5 @@
 import { type FieldError, quoted, ServiceError, validationError } from '../errors.ts';
+import { columnNameProblems } from '../columns/column-names.ts';
 import type { Kernel } from '../kernel.ts';
 import type { CellStatus, Column, Project, WaterfallStep } from '../model.ts';
 import type { ColumnView } from '../operations/schemas.ts';
@@ -83,7 +84,7 @@ export async function createColumn(
 ) {
   const columns = await kernel.storage.projects.columns(project.pk);
   const names = new Set(columns.map((c) => c.name));
-  const errors: FieldError[] = [];
+  const errors: FieldError[] = columnNameProblems([input.name], columns.length, 'name');
   const steps: WaterfallStep[] = input.waterfall?.length
     ? input.waterfall
     : input.tool_id

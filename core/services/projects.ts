@@ -1,4 +1,5 @@
-import { quoted, validationError } from '../errors.ts';
+import { type FieldError, quoted, validationError } from '../errors.ts';
+import { columnNameProblems } from '../columns/column-names.ts';
 import { writeStartingJobs } from '../jobs/job-outbox.ts';
 import type { Kernel } from '../kernel.ts';
 import { releaseBuilderCredits, reserveBuilderCredits } from '../credits/charges.ts';
@@ -75,6 +76,8 @@ export async function plannedBuild(
     ]);
   }
   const columns = builder.columns(input.form_data, head); // may refuse the form (e.g. a CSV without header)
+  const problems = columnNameProblems(columns, 0, 'form_data');
+  if (problems.length) throw validationError(`The builder's columns cannot be made: ${(problems[0] as FieldError).message}`, problems);
   const rowQuota = planRules(workspace.plan).maxRowsPerProject ?? Number.POSITIVE_INFINITY;
   const target = Math.min(builder.target(input.form_data, head), builder.maxRows, rowQuota);
   return { builder, columns, target, upload: head };

@@ -1,7 +1,8 @@
 import { newId } from '../ids.ts';
+import { columnNameProblems } from '../columns/column-names.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Workspace } from '../model.ts';
-import { ServiceError, validationError } from '../errors.ts';
+import { type FieldError, ServiceError, validationError } from '../errors.ts';
 import { log } from '../log.ts';
 import { createProjectFromBuilder } from './projects.ts';
 import { checkProjectQuota } from './quotas.ts';
@@ -121,7 +122,8 @@ export async function importUpload(
   await checkProjectQuota(kernel, workspace);
   const fileName = input.fileName;
   const upload = await storeUpload(kernel, workspace, fileName, input.body, kernel.config.maxUploadBytes, (head, bytes) => {
-    builder.columns({ upload_id: 'checking' }, { name: fileName, bytes, head });
+    const problems = columnNameProblems(builder.columns({ upload_id: 'checking' }, { name: fileName, bytes, head }), 0, 'file');
+    if (problems.length) throw validationError(`The file's header cannot make columns: ${(problems[0] as FieldError).message}`, problems);
   });
   try {
     const made = await createProjectFromBuilder(

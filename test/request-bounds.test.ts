@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { MAX_COLUMNS_PER_PROJECT } from '../core/columns/column-names.ts';
+import { DIALECTS } from './support/databases.ts';
+import { startTestService, type TestService } from './support/test-service.ts';
+
+/** What a request may ask of the request path is bounded and checked in one pass (the hostile review's wide header, reserved names). */
+describe.each(DIALECTS)('bounded request work on %s', (dialect) => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService(dialect);
+  });
+  afterAll(() => t.stop());
+
+  const wideHeader = (n: number) => Array.from({ length: n }, (_, i) => `c${i}`).join(',');
+
+  test('a 150,000-column CSV header (1.4 MB) is refused with the column limit, as text (400) and as an upload (422); nothing is stored', async () => {
+    const before = (await t.api('GET', '/projects')).body.total ?? (await t.api('GET', '/projects')).body.projects?.length;
+    const csv = `${wideHeader(150_000)}\n${'x,'.repeat(149_999)}x\n`;
+    const other = await t.newWorkspace();
+    // Another tenant keeps being answered while the wide header is checked.
+    const beside = (async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) statuses.push((await t.api('GET', '/projects', { headers: { 'service-api-key': other.key } })).status);
+      return statuses;
+    })();
+    const asText = await t.api('POST', '/projects', { body: { builder_id: 'csv_import_builder', form_data: { csv_text: csv } } });
+    expect(asText.status).toBe(400); // POST /projects answers a form the builder refuses with 400 (the spec)
+    expect(asText.body.detail.message).toContain(`at most ${MAX_COLUMNS_PER_PROJECT.toLocaleString('en-US')} columns`);
+    const asFile = await fetch(`${t.url}/projects/import.csv`, {
+      method: 'POST',
+      headers: { 'service-api-key': t.key, 'content-type': 'text/csv' },
+      body: csv,
+    });
+    expect(asFile.status).toBe(422);
+    // The upload route stops at the first line's length (64 KiB) before parsing anything.
+    expect(((await asFile.json()) as any).detail.message).toMatch(/columns|first line is longer/);
+    expect((await beside).every((s) => s === 200)).toBe(true);
+    const after = (await t.api('GET', '/projects')).body.total ?? (await t.api('GET', '/projects')).body.projects?.length;
+    expect(after).toBe(before);
+    // At the limit it is a project.
+    const widest = await t.api('POST', '/projects', {
+      body: { builder_id: 'csv_import_builder', form_data: { csv_text: `${wideHeader(MAX_COLUMNS_PER_PROJECT)}\n` } },
+    });
+    expect(widest.status).toBe(201);
+    const one = await t.api('POST', `/projects/${widest.body.project_id}/columns`, {
+      body: { name: 'One more', tool_id: 'formula', config: { expression: '1' } },
+    });
+    expect(one.status).toBe(422);
+  });
+
+  test('__proto__, constructor and prototype cannot name a column: a clear refusal, never a dropped value or a 500', async () => {
+    for (const name of ['__proto__', 'constructor', 'prototype']) {
+      const made = await t.api('POST', '/projects', {
+        body: { builder_id: 'csv_import_builder', form_data: { csv_text: `Name,${name}\nAcme,1` } },
+      });
+      expect(made.status).toBe(400);
+      expect(made.body.detail.message).toContain(`"${name}" cannot name a column`);
+    }
+    const ok = await t.api('POST', '/projects', { body: { builder_id: 'csv_import_builder', form_data: { csv_text: 'Name\nAcme' } } });
+    await t.api('GET', `/projects/${ok.body.project_id}/wait?wait_seconds=10`);
+    const col = await t.api('POST', `/projects/${ok.body.project_id}/columns`, {
+      body: { name: 'constructor', tool_id: 'formula', config: { expression: 'Name' } },
+    });
+    expect(col.status).toBe(422);
+    expect(JSON.stringify(col.body.detail)).toContain('cannot name a column');
+    // As keys of a row they name no column: refused by name, not dropped.
+    const row = await t.api('POST', `/projects/${ok.body.project_id}/rows`, {
+      rawBody: '{"company":{"Name":"X","__proto__":"y"}}',
+      headers: { 'service-api-key': t.key, 'content-type': 'application/json' },
+    });
+    expect(row.status).toBe(403);
+    expect(row.body.detail.message).toContain('no column is named "__proto__"');
+  });
+});
