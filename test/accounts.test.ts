@@ -161,6 +161,47 @@ describe.each(DIALECTS)('accounts and console sessions on %s', (dialect) => {
     expect(limited.setCookie).toBe('');
   });
 
+  test('forty guesses at once, the right password last: five are checked, the rest are 429 — on every process alike', async () => {
+    const email = 'wave@example.com';
+    expect((await admin(databaseUrl, 'user:create', '--email', email, '--password', 'right-password-2')).code).toBe(0);
+    // A second process on the same database (and, on MariaDB, the same Redis): attempts are counted together.
+    const config = t.service.kernel.config;
+    const second =
+      dialect === 'mysql'
+        ? await startTestService(dialect, {
+            DATABASE_URL: config.databaseUrl,
+            REDIS_URL: config.redisUrl as string,
+            JOB_QUEUE_PREFIX: config.queue.prefix as string,
+            WORKERS: '0',
+          })
+        : undefined;
+    try {
+      const origins = [origin, ...(second ? [new URL(second.url).origin] : [])];
+      const wave = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          fetch(`${origins[i % origins.length]}/login`, {
+            method: 'POST',
+            redirect: 'manual',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', origin: origins[i % origins.length] as string },
+            body: new URLSearchParams({ email, password: i === 39 ? 'right-password-2' : `wrong-${i}`, next: '/' }),
+          }).then(async (r) => {
+            await r.text();
+            return r.status;
+          }),
+        ),
+      );
+      expect(wave.filter((s) => s === 401).length).toBeLessThanOrEqual(5);
+      expect(wave.filter((s) => s === 429).length).toBeGreaterThanOrEqual(35);
+      expect(wave.filter((s) => s === 303 || s === 200)).toEqual([]); // the right password came too late
+    } finally {
+      await second?.stop();
+    }
+  });
+
+  test('a right password gives its attempt back: signing in again and again is never limited', async () => {
+    for (let i = 0; i < 8; i++) expect((await formLogin(ADMIN.email, ADMIN.password)).status).toBe(303);
+  });
+
   test('a POST /login from another site (its Origin) is refused', async () => {
     const r = await formLogin(ADMIN.email, ADMIN.password, { origin: 'https://evil.example' });
     expect(r.status).toBe(403);

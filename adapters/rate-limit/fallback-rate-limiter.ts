@@ -1,4 +1,4 @@
-import { acquireToken, type RateLimiter, type RateRule, type Take } from '../../core/jobs/rate-limiter.ts';
+import { acquireToken, type RateLimiter, type RateRule, type Take, type TakeCost } from '../../core/jobs/rate-limiter.ts';
 import { log } from '../../core/log.ts';
 import { withTimeout } from '../../core/time-limit.ts';
 
@@ -20,7 +20,7 @@ export class FallbackRateLimiter implements RateLimiter {
     private readonly reachable: () => boolean,
   ) {}
 
-  async take(key: string, rule: RateRule, cost: 0 | 1 = 1): Promise<Take> {
+  async take(key: string, rule: RateRule, cost: TakeCost = 1): Promise<Take> {
     if (this.reachable()) {
       try {
         const taken = await withTimeout(this.shared.take(key, rule, cost), SHARED_TAKE_TIMEOUT_MS, 'no answer in time');

@@ -1,10 +1,10 @@
-import { acquireToken, type RateLimiter, type RateRule, type Take, takeToken } from '../../core/jobs/rate-limiter.ts';
+import { acquireToken, type RateLimiter, type RateRule, type Take, type TakeCost, takeToken } from '../../core/jobs/rate-limiter.ts';
 
 /** Token buckets in this process (the embedded default: one process does all the work). */
 export class InMemoryRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
-  async take(key: string, rule: RateRule, cost: 0 | 1 = 1): Promise<Take> {
+  async take(key: string, rule: RateRule, cost: TakeCost = 1): Promise<Take> {
     const { waitMs, state } = takeToken(this.buckets.get(key), rule, Date.now(), cost);
     this.buckets.set(key, state);
     return { waitMs, tokens: state.tokens };

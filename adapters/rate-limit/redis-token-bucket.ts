@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { acquireToken, type RateLimiter, type RateRule, type Take } from '../../core/jobs/rate-limiter.ts';
+import { acquireToken, type RateLimiter, type RateRule, type Take, type TakeCost } from '../../core/jobs/rate-limiter.ts';
 
 /**
  * One token bucket per key in Redis, taken atomically by a Lua script that reads Redis's own clock,
@@ -18,7 +18,8 @@ local tokens = tonumber(state[1]) or burst
 local at = tonumber(state[2]) or now
 tokens = math.min(burst, tokens + (now - at) / 1000 * rate)
 local wait = 0
-if tokens >= 1 then tokens = tokens - cost else wait = math.ceil((1 - tokens) / rate * 1000) end
+if cost < 0 then tokens = math.min(burst, tokens - cost)
+elseif tokens >= 1 then tokens = tokens - cost else wait = math.ceil((1 - tokens) / rate * 1000) end
 redis.call('HSET', key, 'tokens', tostring(tokens), 'at', tostring(now))
 redis.call('PEXPIRE', key, math.ceil(burst / rate * 1000) + 60000)
 return {wait, math.floor(tokens * 1000)}
@@ -32,7 +33,7 @@ export class RedisRateLimiter implements RateLimiter {
     redis.defineCommand('wfsTakeToken', { numberOfKeys: 1, lua: TAKE });
   }
 
-  async take(key: string, rule: RateRule, cost: 0 | 1 = 1): Promise<Take> {
+  async take(key: string, rule: RateRule, cost: TakeCost = 1): Promise<Take> {
     const redis = this.redis as unknown as { wfsTakeToken(k: string, r: number, b: number, c: number): Promise<[number, number]> };
     const [waitMs, milliTokens] = await redis.wfsTakeToken(`${this.prefix}:${key}`, rule.perSecond, rule.burst, cost);
     return { waitMs: Number(waitMs), tokens: Number(milliTokens) / 1000 };

@@ -8,6 +8,9 @@ export interface RateRule {
  * Per-provider rate limits enforced by the host, not by plugins (n8n's lesson: each node limiting
  * itself does not work). With Redis the bucket is shared by every worker process.
  */
+/** Tokens a take moves: 1 takes one, 0 only looks, -1 gives one back. */
+export type TakeCost = -1 | 0 | 1;
+
 /** What taking a token found: how long to wait for one (0 = taken now) and how many are left in the bucket. */
 export interface Take {
   waitMs: number;
@@ -18,9 +21,10 @@ export interface Take {
 export interface RateLimiter {
   /**
    * Takes a token of `key` if there is one (waitMs 0), else tells the ms until there will be one.
-   * `cost` 0 only looks: whether a token is there, taking none (sign-in counts failures only).
+   * `cost` 0 only looks: whether a token is there, taking none; -1 gives one back (up to `burst`):
+   * sign-in takes a token before it checks the password and returns it when the password was right.
    */
-  take(key: string, rule: RateRule, cost?: 0 | 1): Promise<Take>;
+  take(key: string, rule: RateRule, cost?: TakeCost): Promise<Take>;
   /** Waits until `key` has a token, then takes it. Rejects if `signal` aborts first. */
   acquire(key: string, rule: RateRule, signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
@@ -59,10 +63,11 @@ export function takeToken(
   state: { tokens: number; at: number } | undefined,
   rule: RateRule,
   now: number,
-  cost: 0 | 1 = 1,
+  cost: TakeCost = 1,
 ): { waitMs: number; state: { tokens: number; at: number } } {
   const prev = state ?? { tokens: rule.burst, at: now };
   const tokens = Math.min(rule.burst, prev.tokens + ((now - prev.at) / 1000) * rule.perSecond);
+  if (cost < 0) return { waitMs: 0, state: { tokens: Math.min(rule.burst, tokens - cost), at: now } };
   if (tokens >= 1) return { waitMs: 0, state: { tokens: tokens - cost, at: now } };
   return { waitMs: Math.ceil(((1 - tokens) / rule.perSecond) * 1000), state: { tokens, at: now } };
 }

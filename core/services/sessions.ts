@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from '../errors.ts';
+import type { RateRule } from '../jobs/rate-limiter.ts';
 import type { Kernel } from '../kernel.ts';
 import type { FoundSession } from '../storage.ts';
 import { normalizeEmail } from './accounts.ts';
@@ -27,20 +28,37 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 /** Compared in constant time, so that an unknown email costs what a wrong password does. */
 let dummyHash: Promise<string> | undefined;
 
-/** Failed attempts are counted per email and per client address; a bucket with none left refuses every attempt. */
-async function attempts(kernel: Kernel, email: string, address: string, cost: 0 | 1): Promise<void> {
-  for (const [key, rule] of [
+/** The buckets an attempt for this email from this address draws on. */
+const buckets = (email: string, address: string) =>
+  [
     [`signin:email:${sha256(email).slice(0, 32)}`, ATTEMPTS_PER_EMAIL],
     [`signin:ip:${address}`, ATTEMPTS_PER_ADDRESS],
-  ] as const) {
-    const { waitMs } = await kernel.rateLimiter.take(key, rule, cost);
-    if (waitMs > 0 && cost === 0) {
+  ] as const;
+
+/**
+ * Every attempt takes a token of its email's bucket and of its address's before the password is
+ * checked (one atomic take each; shared by every process through Redis), so concurrent guesses are
+ * counted as they arrive: the sixth of forty at once is refused, whatever comes after. A bucket with
+ * none left refuses the attempt (429) and what was taken for it goes back.
+ */
+async function takeAttempt(kernel: Kernel, email: string, address: string): Promise<void> {
+  const taken: (readonly [string, RateRule])[] = [];
+  for (const bucket of buckets(email, address)) {
+    const { waitMs } = await kernel.rateLimiter.take(bucket[0], bucket[1], 1);
+    if (waitMs > 0) {
+      await Promise.all(taken.map(([key, rule]) => kernel.rateLimiter.take(key, rule, -1)));
       const seconds = Math.max(1, Math.ceil(waitMs / 1000));
       throw new ServiceError('rate_limited', `Too many sign-in attempts; try again in ${seconds} s`, {
         headers: { 'retry-after': String(seconds) },
       });
     }
+    taken.push(bucket);
   }
+}
+
+/** A right password gives its attempt back: only failures use up the budget. */
+async function returnAttempt(kernel: Kernel, email: string, address: string): Promise<void> {
+  await Promise.all(buckets(email, address).map(([key, rule]) => kernel.rateLimiter.take(key, rule, -1)));
 }
 
 export interface SignedIn {
@@ -55,17 +73,15 @@ export interface SignedIn {
  */
 export async function signIn(kernel: Kernel, input: { email: unknown; password: unknown; address: string }): Promise<SignedIn> {
   const email = normalizeEmail(input.email);
-  await attempts(kernel, email, input.address, 0);
+  await takeAttempt(kernel, email, input.address);
   const password = typeof input.password === 'string' ? input.password : '';
   const user = await kernel.storage.users.findByEmail(email);
   dummyHash ??= Bun.password.hash('not the password of anyone', { algorithm: 'argon2id' });
   // Oversized passwords are not hashed (a denial of service); they match no stored password anyway.
   const candidate = password.length > 0 && password.length <= 1024 ? password : '';
   const ok = await Bun.password.verify(candidate || ' ', user?.passwordHash ?? (await dummyHash));
-  if (!user || !ok || !candidate) {
-    await attempts(kernel, email, input.address, 1);
-    throw new ServiceError('unauthorized', WRONG_CREDENTIALS);
-  }
+  if (!user || !ok || !candidate) throw new ServiceError('unauthorized', WRONG_CREDENTIALS);
+  await returnAttempt(kernel, email, input.address);
   const [first] = await kernel.storage.users.workspacesOf(user.id);
   if (!first) throw new ServiceError('forbidden', 'Your account belongs to no workspace yet: ask an owner of one to add you');
   const token = randomBytes(32).toString('base64url');
