@@ -134,7 +134,17 @@ function queueOptions(env: Env): QueueOptions {
   const backoff = optional('JOB_BACKOFF_MS', 0);
   if (backoff !== undefined) options.backoff = { baseMs: backoff };
   if (env.JOB_QUEUE_PREFIX) options.prefix = env.JOB_QUEUE_PREFIX;
+  options.workspaceShare = fraction(env, 'JOB_WORKSPACE_SHARE', 0.5);
   return options;
+}
+
+/** A fraction above 0 and at most 1 (a share of slots). */
+function fraction(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0 || n > 1) throw new Error(`${name} must be a fraction above 0 and at most 1 (e.g. 0.5); got "${raw}"`);
+  return n;
 }
 
 function bootstrapAdmin(env: Env): Config['bootstrapAdmin'] {

@@ -10,6 +10,7 @@ import { ThreadForwardedEvents } from '../adapters/events/thread-events.ts';
 import type { FromJobThread, ToJobThread } from '../adapters/queue/thread-protocol.ts';
 import { startOutboxRelay } from './jobs/job-outbox.ts';
 import { resumeUnfinishedWork } from './jobs/resume-unfinished.ts';
+import type { EnqueueOptions } from './jobs/queue.ts';
 import type { Kernel } from './kernel.ts';
 import { log } from './log.ts';
 import { createKernel, startWorkers } from './service.ts';
@@ -55,7 +56,7 @@ async function call(k: Kernel, method: string, args: unknown[]): Promise<unknown
   const q = k.queue;
   switch (method) {
     case 'enqueue':
-      return q.enqueue(args[0] as string, args[1], args[2] as { id?: string });
+      return q.enqueue(args[0] as string, args[1], args[2] as EnqueueOptions);
     case 'stats':
       return q.stats();
     case 'drain':

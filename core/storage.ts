@@ -19,11 +19,24 @@ import type {
 /** The storage doors the kernel needs (../shared/DESIGN.md §1 adapters). `adapters/storage/` implements them. */
 
 /** A job a write starts, kept in the job outbox until the queue has it (DESIGN §8: Redis away loses nothing). */
+/**
+ * What a claim of due deliveries leaves to others: at most `perWebhook` in flight per endpoint and
+ * `perWorkspace` per workspace, counting those already in flight (`busy`, `busyWorkspaces`).
+ */
+export interface DeliveryFairness {
+  perWebhook: number;
+  busy: Map<string, number>;
+  perWorkspace: number;
+  busyWorkspaces: Map<string, number>;
+}
+
 export interface OutboxJob {
   /** The job's id on the queue too, so that handing it over twice runs it once. */
   id: string;
   type: string;
   payload: unknown;
+  /** The workspace it works for: queues share their slots fairly between workspaces. */
+  tenant?: string;
 }
 
 /**
@@ -616,7 +629,7 @@ export interface WebhookRepo {
     now: number,
     limit: number,
     leaseMs: number,
-    fairness?: { perWebhook: number; busy: Map<string, number> },
+    fairness?: DeliveryFairness,
   ): Promise<{ delivery: DeliveryRecord; webhook: WebhookRecord }[]>;
   /** Records an attempt's outcome and releases the lease. */
   recordAttempt(id: string, at: number, outcome: AttemptOutcome): Promise<void>;

@@ -1,7 +1,9 @@
 import { newId } from '../../core/ids.ts';
+import { FairLanes, mayStart, NO_TENANT } from '../../core/jobs/fair-share.ts';
 import {
   type ConsumeOptions,
   type DeadJob,
+  type EnqueueOptions,
   type Job,
   type JobHandlers,
   type JobQueue,
@@ -36,7 +38,11 @@ export class InProcessQueue implements JobQueue {
   private readonly policy: RetryPolicy;
   private readonly graceMs: number;
   private readonly deadMaxLength: number;
-  private readonly waiting: Entry[] = [];
+  /** Waiting jobs, one lane per workspace, taken in turn within each workspace's share (fair-share.ts). */
+  private readonly waiting = new FairLanes<Entry>();
+  /** Running jobs per workspace. */
+  private readonly runningOf = new Map<string, number>();
+  private readonly share: number;
   /** Outbox job ids already taken (insertion order: oldest first). */
   private readonly handedOver = new Set<string>();
   private readonly delayed = new Map<Entry, ReturnType<typeof setTimeout>>();
@@ -53,9 +59,10 @@ export class InProcessQueue implements JobQueue {
     this.policy = retryPolicy(options);
     this.graceMs = options.shutdownGraceMs ?? 10_000;
     this.deadMaxLength = options.deadMaxLength ?? 100_000;
+    this.share = options.workspaceShare ?? 0.5;
   }
 
-  async enqueue(type: string, payload: unknown, options: { id?: string } = {}): Promise<string> {
+  async enqueue(type: string, payload: unknown, options: EnqueueOptions = {}): Promise<string> {
     if (this.closed) throw new Error('queue is closed');
     if (options.id) {
       if (this.handedOver.has(options.id)) return options.id;
@@ -63,8 +70,9 @@ export class InProcessQueue implements JobQueue {
       // Ids are remembered to refuse a repeat; the oldest are forgotten past HANDED_OVER_MAX.
       if (this.handedOver.size > HANDED_OVER_MAX) for (const old of this.handedOver.keys()) if (this.handedOver.delete(old)) break;
     }
-    const entry: Entry = { job: { id: options.id ?? newId(), type, payload, attempt: 1 }, enqueuedAt: Date.now() };
-    this.waiting.push(entry);
+    const job: Job = { id: options.id ?? newId(), type, payload, attempt: 1, ...(options.tenant ? { tenant: options.tenant } : {}) };
+    const entry: Entry = { job, enqueuedAt: Date.now() };
+    this.waiting.push(job.tenant, entry);
     queueMicrotask(() => this.pump());
     return entry.job.id;
   }
@@ -77,8 +85,12 @@ export class InProcessQueue implements JobQueue {
   }
 
   private pump(): void {
-    while (!this.closed && this.running.size < this.concurrency && this.waiting.length > 0) {
-      this.start(this.waiting.shift() as Entry);
+    while (!this.closed && this.running.size < this.concurrency && this.waiting.size > 0) {
+      const entry = this.waiting.take((tenant) =>
+        mayStart(this.runningOf.get(tenant) ?? 0, this.running.size, this.concurrency, this.share),
+      );
+      if (!entry) break;
+      this.start(entry);
     }
     this.notifyIdle();
   }
@@ -87,6 +99,8 @@ export class InProcessQueue implements JobQueue {
     const run: Running = { entry, controller: new AbortController() };
     this.running.add(run);
     const { job } = entry;
+    const tenant = job.tenant ?? NO_TENANT;
+    this.runningOf.set(tenant, (this.runningOf.get(tenant) ?? 0) + 1);
     log.debug('job started', this.fields(job));
     runAttempt(this.handlers, job, { workerId: this.workerId, controller: run.controller }, this.policy)
       .then((outcome) => {
@@ -94,9 +108,16 @@ export class InProcessQueue implements JobQueue {
         if (this.running.has(run)) this.settle(entry, outcome);
       })
       .finally(() => {
-        this.running.delete(run);
+        // Abandoned by close() past its grace: already counted out.
+        if (this.running.delete(run)) this.release(tenant);
         this.pump();
       });
+  }
+
+  private release(tenant: string): void {
+    const n = (this.runningOf.get(tenant) ?? 1) - 1;
+    if (n > 0) this.runningOf.set(tenant, n);
+    else this.runningOf.delete(tenant);
   }
 
   private settle(entry: Entry, outcome: AttemptOutcome): void {
@@ -118,7 +139,7 @@ export class InProcessQueue implements JobQueue {
       const next: Entry = { job: { ...job, attempt: job.attempt + 1 }, enqueuedAt: entry.enqueuedAt };
       const timer = setTimeout(() => {
         this.delayed.delete(next);
-        this.waiting.push(next);
+        this.waiting.push(next.job.tenant, next);
         this.pump();
       }, outcome.delayMs);
       this.delayed.set(next, timer);
@@ -136,6 +157,7 @@ export class InProcessQueue implements JobQueue {
       enqueuedAt: entry.enqueuedAt,
       failedAt: Date.now(),
       worker: this.workerId,
+      ...(job.tenant ? { tenant: job.tenant } : {}),
     });
     if (this.dead.length > this.deadMaxLength) this.dead.splice(0, this.dead.length - this.deadMaxLength);
   }
@@ -146,7 +168,7 @@ export class InProcessQueue implements JobQueue {
 
   private isIdle(): boolean {
     if (this.running.size > 0) return false;
-    return this.closed || this.concurrency === 0 || (this.waiting.length === 0 && this.delayed.size === 0);
+    return this.closed || this.concurrency === 0 || (this.waiting.size === 0 && this.delayed.size === 0);
   }
 
   private notifyIdle(): void {
@@ -178,7 +200,7 @@ export class InProcessQueue implements JobQueue {
     if (this.closed) return this.idle();
     this.closed = true;
     for (const timer of this.delayed.values()) clearTimeout(timer);
-    const dropped = this.waiting.length + this.delayed.size;
+    const dropped = this.waiting.size + this.delayed.size;
     this.delayed.clear();
     if (dropped > 0) log.warn('in-process queue closed with jobs not run (they are lost)', { worker: this.workerId, jobs: dropped });
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -193,6 +215,7 @@ export class InProcessQueue implements JobQueue {
         run.controller.abort(new Error('queue closed'));
       }
       this.running.clear();
+      this.runningOf.clear();
       this.notifyIdle();
     }
   }
@@ -203,7 +226,7 @@ export class InProcessQueue implements JobQueue {
     const c = this.counters;
     return {
       workerId: this.workerId,
-      waiting: this.waiting.length,
+      waiting: this.waiting.size,
       delayed: this.delayed.size,
       pending: this.running.size,
       dead: this.dead.length,
@@ -222,7 +245,10 @@ export class InProcessQueue implements JobQueue {
   async retryDead(id: string | 'all'): Promise<number> {
     if (this.closed) throw new Error('queue is closed');
     const picked = id === 'all' ? this.dead.splice(0) : this.takeDead(id);
-    for (const d of picked) this.waiting.push({ job: { id: d.id, type: d.type, payload: d.payload, attempt: 1 }, enqueuedAt: Date.now() });
+    for (const d of picked) {
+      const job: Job = { id: d.id, type: d.type, payload: d.payload, attempt: 1, ...(d.tenant ? { tenant: d.tenant } : {}) };
+      this.waiting.push(d.tenant, { job, enqueuedAt: Date.now() });
+    }
     if (picked.length > 0) queueMicrotask(() => this.pump());
     return picked.length;
   }

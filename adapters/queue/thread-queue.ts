@@ -1,7 +1,7 @@
 import type { ProjectEventBus } from '../../core/events/project-events.ts';
 import { newId } from '../../core/ids.ts';
 import type { Config } from '../../core/config.ts';
-import type { ConsumeOptions, DeadJob, JobHandlers, JobQueue, QueueStats } from '../../core/jobs/queue.ts';
+import type { ConsumeOptions, DeadJob, EnqueueOptions, JobHandlers, JobQueue, QueueStats } from '../../core/jobs/queue.ts';
 import { log } from '../../core/log.ts';
 import type { FromJobThread, ThreadCallMethod, ToJobThread } from './thread-protocol.ts';
 
@@ -89,9 +89,9 @@ export class ThreadQueue implements JobQueue {
     });
   }
 
-  enqueue(type: string, payload: unknown, options: { id?: string } = {}): Promise<string> {
+  enqueue(type: string, payload: unknown, options: EnqueueOptions = {}): Promise<string> {
     if (this.closed) return Promise.reject(new Error('queue is closed'));
-    return this.call<string>('enqueue', type, payload, { id: options.id ?? newId() });
+    return this.call<string>('enqueue', type, payload, { ...options, id: options.id ?? newId() });
   }
 
   /** The job thread consumes with the handlers it registers itself (core/service.ts startWorkers). */

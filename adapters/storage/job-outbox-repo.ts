@@ -4,8 +4,8 @@ import { chunks, insertMany } from './compiled-queries.ts';
 import type { Database } from './database.ts';
 import type { JobOutboxTable, Tables } from './tables.ts';
 
-const FIELDS = ['id', 'type', 'payload', 'created_at'] as const;
-/** Outbox records per multi-row statement (4 parameters each). */
+const FIELDS = ['id', 'type', 'payload', 'created_at', 'tenant'] as const;
+/** Outbox records per multi-row statement (5 parameters each). */
 const CHUNK = 500;
 
 /**
@@ -20,6 +20,7 @@ export async function storeJobs(trx: Kysely<Tables>, jobs: OutboxJob[]): Promise
     type: j.type,
     payload: JSON.stringify(j.payload ?? null),
     created_at: now,
+    tenant: j.tenant ?? null,
   }));
   for (const part of chunks(records, CHUNK)) await insertMany(trx, 'job_outbox', FIELDS, part);
 }
@@ -31,12 +32,17 @@ export class SqlJobOutboxRepo implements JobOutboxRepo {
   async due(olderThanMs: number, limit: number): Promise<OutboxJob[]> {
     const rows = await this.database.db
       .selectFrom('job_outbox')
-      .select(['id', 'type', 'payload'])
+      .select(['id', 'type', 'payload', 'tenant'])
       .where('created_at', '<=', Date.now() - olderThanMs)
       .orderBy('id')
       .limit(limit)
       .execute();
-    return rows.map((r) => ({ id: r.id, type: r.type, payload: JSON.parse(r.payload) as unknown }));
+    return rows.map((r) => ({
+      id: r.id,
+      type: r.type,
+      payload: JSON.parse(r.payload) as unknown,
+      ...(r.tenant ? { tenant: r.tenant } : {}),
+    }));
   }
 
   async remove(ids: string[]): Promise<void> {

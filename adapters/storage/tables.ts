@@ -321,6 +321,8 @@ export interface JobOutboxTable {
   type: string;
   payload: string;
   created_at: number;
+  /** The workspace the job works for (migration 022); null for jobs stored before it. */
+  tenant: string | null;
 }
 
 /** One record per row write, for other processes' listing anchors (migration 014, rows/row-changes.ts). */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { AttemptOutcome, DeliveryRecord, DeliveryStatus, WebhookRecord, WebhookRepo } from '../../core/storage.ts';
+import type { AttemptOutcome, DeliveryFairness, DeliveryRecord, DeliveryStatus, WebhookRecord, WebhookRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 import type { WebhookDeliveryTable, WebhookTable } from './tables.ts';
 
@@ -122,27 +122,33 @@ export class SqlWebhookRepo implements WebhookRepo {
     now: number,
     limit: number,
     leaseMs: number,
-    fairness?: { perWebhook: number; busy: Map<string, number> },
+    fairness?: DeliveryFairness,
   ): Promise<{ delivery: DeliveryRecord; webhook: WebhookRecord }[]> {
     if (limit <= 0) return [];
     const taken = new Map(fairness?.busy ?? []);
+    const takenByWorkspace = new Map(fairness?.busyWorkspaces ?? []);
     const full = [...taken].filter(([, n]) => fairness && n >= fairness.perWebhook).map(([id]) => id);
+    const fullWorkspaces = [...takenByWorkspace].filter(([, n]) => fairness && n >= fairness.perWorkspace).map(([id]) => id);
     let q = this.db
-      .selectFrom('webhook_deliveries')
-      .select(['id', 'webhook_id'])
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where('lease_until', '<', now);
-    if (full.length) q = q.where('webhook_id', 'not in', full);
-    // More candidates than wanted: those of an endpoint past its share are passed over.
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+      .select(['d.id', 'd.webhook_id', 'w.workspace_id'])
+      .where('d.status', '=', 'pending')
+      .where('d.next_attempt_at', '<=', now)
+      .where('d.lease_until', '<', now);
+    if (full.length) q = q.where('d.webhook_id', 'not in', full);
+    // A workspace with its share in flight waits: its endpoints, however many, never hold every slot.
+    if (fullWorkspaces.length) q = q.where('w.workspace_id', 'not in', fullWorkspaces);
+    // More candidates than wanted: those of an endpoint or a workspace past its share are passed over.
     const due = await q
-      .orderBy('next_attempt_at')
+      .orderBy('d.next_attempt_at')
       .limit(limit * 4)
       .execute();
     const out: { delivery: DeliveryRecord; webhook: WebhookRecord }[] = [];
-    for (const { id, webhook_id } of due) {
+    for (const { id, webhook_id, workspace_id } of due) {
       if (out.length >= limit) break;
       if (fairness && (taken.get(webhook_id) ?? 0) >= fairness.perWebhook) continue;
+      if (fairness && (takenByWorkspace.get(workspace_id) ?? 0) >= fairness.perWorkspace) continue;
       // One statement per delivery: of two processes claiming it, one changes the record.
       const claimed = await this.db
         .updateTable('webhook_deliveries')
@@ -161,6 +167,7 @@ export class SqlWebhookRepo implements WebhookRepo {
         .executeTakeFirst();
       if (!r) continue; // its webhook was deleted meanwhile (and the delivery with it)
       taken.set(webhook_id, (taken.get(webhook_id) ?? 0) + 1);
+      takenByWorkspace.set(workspace_id, (takenByWorkspace.get(workspace_id) ?? 0) + 1);
       out.push({
         delivery: deliveryOf(r),
         webhook: webhookOf({

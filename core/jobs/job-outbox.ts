@@ -15,6 +15,8 @@ import type { JobsOf, OutboxJob } from '../storage.ts';
 export interface JobRequest {
   type: string;
   payload: unknown;
+  /** The workspace it works for (queues bound each workspace's share of their slots). */
+  tenant: string;
 }
 
 /** Outbox jobs handed to the queue in one go (Redis pipelines them on one connection). */
@@ -38,7 +40,7 @@ export async function writeStartingJobs<R>(
   let jobs: OutboxJob[] = [];
   // Called once per attempt of the transaction (a deadlock retry runs it again): the last one committed.
   const result = await write((written) => {
-    jobs = make(written).map((j) => ({ id: newId(), type: j.type, payload: j.payload }));
+    jobs = make(written).map((j) => ({ id: newId(), type: j.type, payload: j.payload, tenant: j.tenant }));
     return jobs;
   });
   await handOver(kernel, jobs);
@@ -53,7 +55,9 @@ export async function handOver(kernel: Kernel, jobs: OutboxJob[]): Promise<numbe
   const taken: string[] = [];
   for (let i = 0; i < jobs.length; i += HAND_OVER_SLICE) {
     const slice = jobs.slice(i, i + HAND_OVER_SLICE);
-    const results = await Promise.allSettled(slice.map((j) => kernel.queue.enqueue(j.type, j.payload, { id: j.id })));
+    const results = await Promise.allSettled(
+      slice.map((j) => kernel.queue.enqueue(j.type, j.payload, { id: j.id, ...(j.tenant ? { tenant: j.tenant } : {}) })),
+    );
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     results.forEach((r, k) => {
       if (r.status === 'fulfilled') taken.push((slice[k] as OutboxJob).id);

@@ -9,6 +9,8 @@ export interface Job<P = unknown> {
   payload: P;
   /** 1 on the first delivery; a retry, a timed-out attempt or a take-over after a crash adds one. */
   attempt: number;
+  /** The workspace it works for, when known: no workspace holds more than its share of the slots while others wait. */
+  tenant?: string;
 }
 
 /** What a handler gets beside its job. */
@@ -75,6 +77,8 @@ export interface DeadJob {
   failedAt: number;
   /** Consumer that dead-lettered it. */
   worker: string;
+  /** The workspace it worked for, when known (a re-driven job keeps it). */
+  tenant?: string;
 }
 
 /** Counters for /metrics. On Redis the queue figures come from Redis, so every process sees the same. */
@@ -101,6 +105,12 @@ export interface QueueStats {
   latency: { count: number; sumMs: number; maxMs: number };
 }
 
+/** `id`: an outbox job's (queued once); `tenant`: the workspace the job works for. */
+export interface EnqueueOptions {
+  id?: string;
+  tenant?: string;
+}
+
 export interface ConsumeOptions {
   /** At most this many jobs run at once in this process. */
   concurrency: number;
@@ -117,7 +127,7 @@ export interface JobQueue {
    * a second enqueue of that id queues nothing (Redis: for `DEDUPE_WINDOW_MS`), so a relay that
    * repeats itself never runs a job twice. Rejects at once while Redis is away.
    */
-  enqueue(type: string, payload: unknown, options?: { id?: string }): Promise<string>;
+  enqueue(type: string, payload: unknown, options?: EnqueueOptions): Promise<string>;
   /** Starts consuming with these handlers, at most `concurrency` jobs at once. Call once. */
   consume(handlers: JobHandlers, options: ConsumeOptions): void;
   /**
@@ -165,6 +175,11 @@ export interface QueueOptions {
   blockMs?: number;
   /** Overrides the generated consumer id (tests). */
   workerId?: string;
+  /**
+   * JOB_WORKSPACE_SHARE (default 0.5): the part of a process's job slots one workspace may hold at
+   * once; past it, idle slots but the last one (core/jobs/fair-share.ts).
+   */
+  workspaceShare?: number;
 }
 
 /** How long a queue remembers the id of a job it was handed, to refuse it a second time (24 h). */

@@ -21,16 +21,20 @@ export async function resumeUnfinishedWork(kernel: Kernel): Promise<{ builds: nu
   let cells = 0;
   for (const { projectPk, colNo } of await rows.unfinishedColumns()) {
     const column = (await projects.columns(projectPk)).find((c) => c.no === colNo && c.type === 'tool');
-    if (!column) continue;
+    const project = await projects.getByPk(projectPk);
+    if (!column || !project) continue;
     const seqs = await writeStartingJobs(
       kernel,
-      (moved: number[]) => enrichmentJobs(kernel, projectPk, column, moved),
+      (moved: number[]) => enrichmentJobs(kernel, project, column, moved),
       (jobs) => rows.moveStatus(projectPk, colNo, ['queued', 'running'], 'queued', undefined, jobs),
     );
     cells += seqs.length;
   }
   const builds = await projects.unfinishedBuilds();
-  for (const pk of builds) await kernel.queue.enqueue(BUILDER_RUN_JOB, { project_pk: pk });
+  for (const pk of builds) {
+    const tenant = (await projects.getByPk(pk))?.workspaceId;
+    await kernel.queue.enqueue(BUILDER_RUN_JOB, { project_pk: pk }, tenant ? { tenant } : {});
+  }
   // Score runs continue after their last recorded page.
   const scoreRuns = await kernel.storage.icpScoreRuns.unfinished();
   for (const id of scoreRuns) await kernel.queue.enqueue(ICP_SCORE_JOB, { run_id: id });

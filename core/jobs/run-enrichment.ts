@@ -130,7 +130,7 @@ async function releaseHeld(kernel: Kernel, batch: EnrichBatch, held: HeldRow[]):
   if (again.length) {
     await writeStartingJobs(
       kernel,
-      (moved: number[]) => enrichmentJobs(kernel, project.pk, column, moved),
+      (moved: number[]) => enrichmentJobs(kernel, project, column, moved),
       (jobs) => rows.moveStatus(project.pk, column.no, ['running'], 'queued', again, jobs),
     );
   }
@@ -177,7 +177,7 @@ async function unstall(kernel: Kernel, batch: EnrichBatch, waiting: number[]): P
   if (ready.length) {
     await writeStartingJobs(
       kernel,
-      (queued: number[]) => enrichmentJobs(kernel, project.pk, column, queued),
+      (queued: number[]) => enrichmentJobs(kernel, project, column, queued),
       (jobs) => kernel.storage.rows.moveStatus(project.pk, column.no, ['queued'], 'queued', ready, jobs),
     );
   }

@@ -53,7 +53,7 @@ export async function startScheduledRun(kernel: Kernel, project: Project, schedu
   try {
     started = await writeStartingJobs(
       kernel,
-      () => [{ type: BUILDER_RUN_JOB, payload: { project_pk: project.pk } }],
+      () => [{ type: BUILDER_RUN_JOB, payload: { project_pk: project.pk }, tenant: project.workspaceId }],
       (jobs) =>
         kernel.storage.projects.restartBuilder(
           project.pk,

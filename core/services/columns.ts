@@ -249,7 +249,7 @@ export async function runColumns(
     if (rows?.length === 0) break;
     const seqs = await writeStartingJobs(
       kernel,
-      (moved: number[]) => enrichmentJobs(kernel, project.pk, c, moved),
+      (moved: number[]) => enrichmentJobs(kernel, project, c, moved),
       (jobs) => kernel.storage.rows.moveStatus(project.pk, c.no, from, 'queued', rows, jobs, runId ?? null),
     );
     queued += seqs.length;

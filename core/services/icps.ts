@@ -159,7 +159,7 @@ export async function scoreProject(kernel: Kernel, workspace: Workspace, icpId: 
     // The run and its job commit together; with Redis away the job waits in the outbox.
     await writeStartingJobs(
       kernel,
-      () => [{ type: ICP_SCORE_JOB, payload: { run_id: run.id } }],
+      () => [{ type: ICP_SCORE_JOB, payload: { run_id: run.id }, tenant: project.workspaceId }],
       (jobs) => icpScoreRuns.create({ ...run, status: 'queued', rowsDone: 0, afterSeq: 0, tally: emptyTally() }, jobs),
     );
   }

@@ -108,7 +108,7 @@ export async function createProjectFromBuilder(
     // The project and its builder run's job commit together; with Redis away the job waits in the outbox.
     project = await writeStartingJobs(
       kernel,
-      (created: Project) => [{ type: BUILDER_RUN_JOB, payload: { project_pk: created.pk } }],
+      (created: Project) => [{ type: BUILDER_RUN_JOB, payload: { project_pk: created.pk }, tenant: created.workspaceId }],
       (jobs) =>
         kernel.storage.projects.create(
           {

@@ -22,11 +22,15 @@ export function enrichJobRows(kernel: Kernel, column: Column): number {
 }
 
 /** The jobs that enrich these rows for one tool column, `enrichJobRows` rows each. */
-export function enrichmentJobs(kernel: Kernel, projectPk: number, column: Column, seqs: number[]): JobRequest[] {
+export function enrichmentJobs(kernel: Kernel, project: Pick<Project, 'pk' | 'workspaceId'>, column: Column, seqs: number[]): JobRequest[] {
   const size = enrichJobRows(kernel, column);
   const jobs: JobRequest[] = [];
   for (let i = 0; i < seqs.length; i += size) {
-    jobs.push({ type: ENRICH_JOB, payload: { project_pk: projectPk, col_no: column.no, seqs: seqs.slice(i, i + size) } });
+    jobs.push({
+      type: ENRICH_JOB,
+      payload: { project_pk: project.pk, col_no: column.no, seqs: seqs.slice(i, i + size) },
+      tenant: project.workspaceId,
+    });
   }
   return jobs;
 }
@@ -159,7 +163,7 @@ async function write(
   // The rows and the jobs that enrich them commit together (core/jobs/job-outbox.ts).
   return writeStartingJobs(
     kernel,
-    (seqs: number[]) => auto.flatMap((c) => enrichmentJobs(kernel, project.pk, c, seqs)),
+    (seqs: number[]) => auto.flatMap((c) => enrichmentJobs(kernel, project, c, seqs)),
     (jobs) => kernel.storage.rows.insert(project.pk, columns, rows, state, jobs, runId, keys),
   );
 }

@@ -4,9 +4,11 @@ import { log } from '../log.ts';
 import { safeFetch } from '../plugins/safe-fetch.ts';
 import type { AttemptOutcome, DeliveryRecord, WebhookRecord } from '../storage.ts';
 
-/** Deliveries one process sends at once, to one endpoint at once, and how long a claim lasts. */
+/** Deliveries one process sends at once, to one endpoint at once, for one workspace at once, and how long a claim lasts. */
 const BATCH = 16;
 const PER_WEBHOOK = 2;
+/** A workspace's endpoints, however many and however slow, hold at most a quarter of the slots. */
+const PER_WORKSPACE = 4;
 const LEASE_MS = 60_000;
 const TIMEOUT_MS = 15_000;
 /** What is read of an endpoint's answer: only its status matters, and a short body helps a user see why. */
@@ -63,13 +65,20 @@ export async function attempt(kernel: Kernel, webhook: WebhookRecord, delivery: 
 
 /**
  * Sends due deliveries, in every process that runs jobs: every WEBHOOK_POLL_MS it claims what is
- * due, up to BATCH in flight, at most PER_WEBHOOK per endpoint — so one slow or dead endpoint holds
- * two slots, not the whole process. The schedule is in the database: a restart (or another process)
+ * due, up to BATCH in flight, at most PER_WEBHOOK per endpoint and PER_WORKSPACE per workspace — so
+ * one slow or dead endpoint holds two slots, and a workspace of twenty of them four, never the
+ * whole process. The schedule is in the database: a restart (or another process)
  * goes on where this one stopped, and a delivery claimed by a process that died is claimed again
  * once its lease is over.
  */
 export function startWebhookDispatcher(kernel: Kernel): () => void {
   const perWebhook = new Map<string, number>();
+  const perWorkspace = new Map<string, number>();
+  const less = (counts: Map<string, number>, key: string) => {
+    const n = (counts.get(key) ?? 1) - 1;
+    if (n > 0) counts.set(key, n);
+    else counts.delete(key);
+  };
   let inFlight = 0;
   let claiming = false;
   let stopped = false;
@@ -86,9 +95,8 @@ export function startWebhookDispatcher(kernel: Kernel): () => void {
       log.warn('a webhook attempt could not be recorded (its lease ends, then it is tried again)', { error: (e as Error).message });
     } finally {
       inFlight--;
-      const n = (perWebhook.get(webhook.id) ?? 1) - 1;
-      if (n > 0) perWebhook.set(webhook.id, n);
-      else perWebhook.delete(webhook.id);
+      less(perWebhook, webhook.id);
+      less(perWorkspace, webhook.workspaceId);
     }
   };
   const tick = async () => {
@@ -98,10 +106,13 @@ export function startWebhookDispatcher(kernel: Kernel): () => void {
       const claimed = await kernel.storage.webhooks.claimDue(Date.now(), BATCH - inFlight, LEASE_MS, {
         perWebhook: PER_WEBHOOK,
         busy: perWebhook,
+        perWorkspace: PER_WORKSPACE,
+        busyWorkspaces: perWorkspace,
       });
       for (const c of claimed) {
         inFlight++;
         perWebhook.set(c.webhook.id, (perWebhook.get(c.webhook.id) ?? 0) + 1);
+        perWorkspace.set(c.webhook.workspaceId, (perWorkspace.get(c.webhook.workspaceId) ?? 0) + 1);
         void send(c);
       }
     } catch (e) {

@@ -28,7 +28,7 @@ export async function webhookEventJobs(kernel: Kernel, project: Project, column:
   if (seqs.length === 0) return [];
   const hooks = await kernel.storage.webhooks.list(project.workspaceId);
   if (!hooks.some((w) => w.events.includes('row.enriched') || w.events.includes('column.completed'))) return [];
-  return [{ type: WEBHOOK_EVENTS_JOB, payload: { project_pk: project.pk, col_no: column.no, seqs } }];
+  return [{ type: WEBHOOK_EVENTS_JOB, payload: { project_pk: project.pk, col_no: column.no, seqs }, tenant: project.workspaceId }];
 }
 
 /**

@@ -13,7 +13,7 @@ export function dependentJobs(kernel: Kernel, batch: EnrichBatch, finished: numb
   const jobs: JobRequest[] = [];
   for (const dependent of batch.columns) {
     if (dependent.type !== 'tool' || dependent.no === batch.column.no) continue;
-    if (columnsReadBy(dependent).has(batch.column.name)) jobs.push(...enrichmentJobs(kernel, batch.project.pk, dependent, finished));
+    if (columnsReadBy(dependent).has(batch.column.name)) jobs.push(...enrichmentJobs(kernel, batch.project, dependent, finished));
   }
   return jobs;
 }
