@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
+import type { Subprocess } from 'bun';
 import { InProcessQueue } from '../adapters/queue/in-process.ts';
 import { FairLanes, mayStart } from '../core/jobs/fair-share.ts';
 import { recordEvents } from '../core/webhooks/events.ts';
 import { startTestService, type TestService } from './support/test-service.ts';
 import { setEnv } from './plugins/enrich-helpers.ts';
+import { DIALECTS } from './support/databases.ts';
 import { until } from './support/until.ts';
 
 const FIXTURE_PLUGINS = resolve(import.meta.dir, 'fixtures/plugins');
@@ -20,6 +22,8 @@ describe('the fair-share rule', () => {
     // One slot: whoever has none running.
     expect(mayStart(0, 0, 1, 0.5)).toBe(true);
     expect(mayStart(1, 1, 1, 0.5)).toBe(false);
+    // Jobs that name no workspace are the host's: not shared out.
+    expect(mayStart(3, 3, 4, 0.5, '')).toBe(true);
   });
 
   test('lanes are taken in turn, oldest first within a workspace, skipping one that may not start', () => {
@@ -72,23 +76,47 @@ describe('the fair-share rule', () => {
   });
 });
 
-/** DESIGN issue "one tenant never waits for another": B's small work finishes while A floods each kind. */
-describe('fair scheduling between workspaces on sqlite', () => {
+/**
+ * One tenant never waits for another: B's small work finishes while A floods each kind — embedded
+ * (SQLite, in-process queue) and as in production (MariaDB + Redis, the jobs in a separate worker).
+ */
+describe.each(DIALECTS)('fair scheduling between workspaces on %s', (dialect) => {
   let t: TestService;
   let a: { workspaceId: string; key: string };
+  let worker: Subprocess | undefined;
   let restore = () => {};
   beforeAll(async () => {
     restore = setEnv({ ALLOW_PRIVATE_NETWORK: '127.0.0.1' }); // the endpoints are on loopback
-    t = await startTestService('sqlite', {
+    const env = {
       PLUGINS_DIR: FIXTURE_PLUGINS,
       WORKER_CONCURRENCY: '4',
       WEBHOOK_POLL_MS: '50',
       PLANS_JSON: JSON.stringify({ pro: { requestsPerMinute: null } }),
-    });
+    };
+    t = await startTestService(dialect, dialect === 'mysql' ? { ...env, WORKERS: '0' } : env);
+    if (dialect === 'mysql') {
+      const c = t.service.kernel.config;
+      worker = Bun.spawn(['bun', 'core/worker.ts'], {
+        cwd: resolve(import.meta.dir, '..'),
+        env: {
+          ...process.env,
+          ...env,
+          DATABASE_URL: c.databaseUrl,
+          REDIS_URL: c.redisUrl as string,
+          JOB_QUEUE_PREFIX: c.queue.prefix as string,
+          PROVIDER_MODE: 'sandbox',
+          JOB_BACKOFF_MS: '50',
+          LOG_LEVEL: 'silent',
+        },
+        stdout: 'ignore',
+        stderr: 'ignore',
+      });
+    }
     a = await t.newWorkspace();
   });
   afterAll(async () => {
     restore();
+    worker?.kill('SIGKILL');
     await t.stop();
   });
 

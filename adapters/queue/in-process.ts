@@ -87,7 +87,7 @@ export class InProcessQueue implements JobQueue {
   private pump(): void {
     while (!this.closed && this.running.size < this.concurrency && this.waiting.size > 0) {
       const entry = this.waiting.take((tenant) =>
-        mayStart(this.runningOf.get(tenant) ?? 0, this.running.size, this.concurrency, this.share),
+        mayStart(this.runningOf.get(tenant) ?? 0, this.running.size, this.concurrency, this.share, tenant),
       );
       if (!entry) break;
       this.start(entry);

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import { newId } from '../../core/ids.ts';
+import { mayStart, NO_TENANT } from '../../core/jobs/fair-share.ts';
 import {
   type ConsumeOptions,
   type DeadJob,
   type DeadReason,
+  type EnqueueOptions,
   type Job,
   type JobHandlers,
   type JobQueue,
@@ -40,6 +42,10 @@ import { withTimeout } from '../../core/time-limit.ts';
  */
 
 const GROUP = 'workers';
+/** How long a job set aside for its workspace's share waits before it is back in the stream. */
+const DEFER_MS = 1_000;
+/** After setting a job aside, reading pauses this long while only the slot kept for others is free. */
+const DEFER_PAUSE_MS = 250;
 /** An enqueue Redis has not answered by then counts as failed (its job stays in the outbox; a late add is deduplicated). */
 const ENQUEUE_TIMEOUT_MS = 2_000;
 
@@ -52,6 +58,8 @@ interface Envelope {
   attempt: number;
   enqueuedAt: number;
   lastError?: string;
+  /** The workspace it works for (fair shares, core/jobs/fair-share.ts). */
+  tenant?: string;
 }
 
 interface Running {
@@ -222,6 +230,7 @@ function parseEnvelope(json: string | undefined): Envelope | undefined {
       attempt: v.attempt,
       enqueuedAt: Number(v.enqueuedAt) || 0,
       lastError: v.lastError,
+      ...(typeof v.tenant === 'string' ? { tenant: v.tenant } : {}),
     };
   } catch {
     return undefined;
@@ -268,6 +277,11 @@ export class RedisStreamsQueue implements JobQueue {
   private handlers: JobHandlers = {};
   private concurrency = 0;
   private readonly running = new Map<string, Running>();
+  /** Running jobs per workspace, and the share one may hold (core/jobs/fair-share.ts). */
+  private readonly runningOf = new Map<string, number>();
+  private readonly share: number;
+  /** When this consumer last set a job aside for its workspace's share (reading pauses a moment after). */
+  private deferredAt = 0;
   private slotWaiter: (() => void) | undefined;
   private loopDone: Promise<void> | undefined;
   private claimCursor = '0-0';
@@ -301,6 +315,7 @@ export class RedisStreamsQueue implements JobQueue {
     this.deadMaxLength = options.deadMaxLength ?? 100_000;
     this.pollMs = Math.max(10, options.pollIntervalMs ?? 1000);
     this.blockMs = Math.max(10, options.blockMs ?? 2000);
+    this.share = options.workspaceShare ?? 0.5;
     this.cmd = this.connect({ connectionName: this.workerId });
     this.cmd.on('close', () => {
       this.cmdGeneration++;
@@ -357,12 +372,19 @@ export class RedisStreamsQueue implements JobQueue {
     }
   }
 
-  async enqueue(type: string, payload: unknown, options: { id?: string } = {}): Promise<string> {
+  async enqueue(type: string, payload: unknown, options: EnqueueOptions = {}): Promise<string> {
     if (this.closing) throw new Error('queue is closed');
     // Away means away: a command held in ioredis's offline queue would keep a request waiting for
     // seconds; the caller's job waits in the outbox instead.
     if (this.cmd.status !== 'ready') throw new Error('redis is unavailable');
-    const env: Envelope = { id: options.id ?? newId(), type, payload: payload ?? null, attempt: 1, enqueuedAt: Date.now() };
+    const env: Envelope = {
+      id: options.id ?? newId(),
+      type,
+      payload: payload ?? null,
+      attempt: 1,
+      enqueuedAt: Date.now(),
+      ...(options.tenant ? { tenant: options.tenant } : {}),
+    };
     const job = JSON.stringify(env);
     const sent = options.id
       ? addOnce.run(this.cmd, [this.keys.stream, `${this.keys.sent}:${options.id}`], [this.maxLength, job, DEDUPE_WINDOW_MS])
@@ -420,6 +442,14 @@ export class RedisStreamsQueue implements JobQueue {
     while (!this.closing) {
       if (this.free <= 0) {
         await this.waitForSlot();
+        continue;
+      }
+      // Only the slot kept for other workspaces is free and the last job read was set aside: wait a
+      // moment (or for a slot) instead of reading and setting aside the same workspace's flood again.
+      const pause = this.deferredAt + DEFER_PAUSE_MS - Date.now();
+      if (pause > 0 && this.free === 1 && this.concurrency > 1) {
+        await Promise.race([this.waitForSlot(), sleep(pause)]);
+        this.deferredAt = 0;
         continue;
       }
       try {
@@ -534,6 +564,11 @@ export class RedisStreamsQueue implements JobQueue {
       void this.finish(run, { kind: 'dead', reason: 'invalid_payload', error: 'stream entry is not a job envelope' });
       return;
     }
+    const tenant = env.tenant ?? NO_TENANT;
+    if (!mayStart(this.runningOf.get(tenant) ?? 0, this.running.size, this.concurrency, this.share, tenant)) {
+      void this.setAside(entryId, env);
+      return;
+    }
     const attempt = env.attempt + deliveries - 1;
     const run = this.track(entryId, env, attempt);
     if (attempt > this.policy.maxAttempts) {
@@ -549,16 +584,39 @@ export class RedisStreamsQueue implements JobQueue {
     );
   }
 
+  /**
+   * A job of a workspace past its share while only the slot kept for others is free: back to the
+   * `delayed` set for DEFER_MS (its attempt unchanged), from where it returns to the stream's end —
+   * behind the jobs of other workspaces that came meanwhile.
+   */
+  private async setAside(entryId: string, env: Envelope): Promise<void> {
+    this.deferredAt = Date.now();
+    try {
+      const result = await settleRetry.run(
+        this.cmd,
+        [this.keys.stream, this.keys.delayed],
+        [GROUP, this.workerId, entryId, DEFER_MS, JSON.stringify(env)],
+      );
+      if (result === 1) this.schedulePromote(DEFER_MS);
+    } catch (e) {
+      // Still pending in our name: recovered as our own, or taken over after the visibility timeout.
+      this.recoverOwnPending = true;
+      this.connectionTrouble(e);
+    }
+  }
+
   private track(entryId: string, env: Envelope, attempt: number): Running {
     const run: Running = {
       entryId,
       env,
-      job: { id: env.id, type: env.type, payload: env.payload, attempt },
+      job: { id: env.id, type: env.type, payload: env.payload, attempt, ...(env.tenant ? { tenant: env.tenant } : {}) },
       controller: new AbortController(),
       lost: false,
       settling: false,
     };
     this.running.set(entryId, run);
+    const tenant = env.tenant ?? NO_TENANT;
+    this.runningOf.set(tenant, (this.runningOf.get(tenant) ?? 0) + 1);
     return run;
   }
 
@@ -579,7 +637,12 @@ export class RedisStreamsQueue implements JobQueue {
       }
       this.count(run, outcome);
     } finally {
-      this.running.delete(run.entryId);
+      if (this.running.delete(run.entryId)) {
+        const tenant = run.env.tenant ?? NO_TENANT;
+        const n = (this.runningOf.get(tenant) ?? 1) - 1;
+        if (n > 0) this.runningOf.set(tenant, n);
+        else this.runningOf.delete(tenant);
+      }
       this.wake();
     }
   }
@@ -843,5 +906,6 @@ function toDeadJob(fields: string[]): DeadJob {
     enqueuedAt: env?.enqueuedAt ?? 0,
     failedAt: Number(field(fields, 'failed_at') ?? 0),
     worker: field(fields, 'worker') ?? '',
+    ...(env?.tenant ? { tenant: env.tenant } : {}),
   };
 }

@@ -1,12 +1,16 @@
+/** The key of a job that names no workspace (jobs stored before tenants, resumed score runs): one lane of their own. */
+export const NO_TENANT = '';
+
 /**
  * How job slots are shared between workspaces (one rule for every queue): a workspace runs up to
  * its share of a process's slots at once (JOB_WORKSPACE_SHARE of WORKER_CONCURRENCY, at least one);
  * past it, it may still use idle slots, but never the last free one, which stays for a workspace
  * under its share. So a workspace that floods the queue leaves a slot for the next one to arrive,
- * and one working alone still uses all but one slot.
+ * and one working alone still uses all but one slot (JOB_WORKSPACE_SHARE=1 gives it every slot, and
+ * no shares). Jobs that name no workspace (NO_TENANT: the host's own) are not shared out.
  */
-export function mayStart(tenantRunning: number, totalRunning: number, concurrency: number, share: number): boolean {
-  if (tenantRunning < shareSlots(concurrency, share)) return true;
+export function mayStart(tenantRunning: number, totalRunning: number, concurrency: number, share: number, tenant?: string): boolean {
+  if (tenant === NO_TENANT || tenantRunning < shareSlots(concurrency, share)) return true;
   return totalRunning < concurrency - 1;
 }
 
@@ -14,9 +18,6 @@ export function mayStart(tenantRunning: number, totalRunning: number, concurrenc
 export function shareSlots(concurrency: number, share: number): number {
   return Math.max(1, Math.floor(concurrency * share));
 }
-
-/** The key of a job that names no workspace (jobs stored before tenants, resumed score runs): one lane of their own. */
-export const NO_TENANT = '';
 
 /**
  * Waiting jobs in one lane per workspace, taken in turn: the next job is the oldest of the next
