@@ -82,7 +82,8 @@ describe.each(DIALECTS)('tenant expressions cannot stop the service, on %s', (di
     for (const row of rows) {
       expect(row.company.Backref.status).toBe('error');
       expect(row.company.Backref.value).toBeNull();
-      expect(row.company.Backref.error).toContain('backtracked past the engine');
+      // The engine gives up after half a second here; on a busy machine the 1 s bound may come first. Either way an error.
+      expect(row.company.Backref.error).toMatch(/backtracked past the engine|expression ran over 1 s/);
       expect(row.company.Nested).toMatchObject({ status: 'completed', value: false });
     }
   }, 90_000);
