@@ -76,6 +76,10 @@ export interface Config {
   webhooks: { retryDelaysMs: number[]; retryWindowMs: number; pollMs: number };
   /** Schedules: the shortest time allowed between two runs (SCHEDULE_MIN_INTERVAL_S), how often due ones are looked for (SCHEDULE_POLL_MS). */
   schedules: { minIntervalMs: number; pollMs: number };
+  /** Event streams and waits one workspace may hold open on this process (MAX_STREAMS_PER_WORKSPACE, default 20). */
+  maxStreamsPerWorkspace: number;
+  /** Event streams and waits this process holds open in all (MAX_OPEN_STREAMS, default 500): below its descriptors. */
+  maxStreams: number;
   /** SIGTERM: how long the doors keep serving, with GET /ready at 503, before they stop accepting (SHUTDOWN_DELAY_MS, default 0). */
   shutdownDelayMs: number;
 }
@@ -230,6 +234,8 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: int(env, 'SCHEDULE_POLL_MS', 5000, 10),
     },
     shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0),
+    maxStreamsPerWorkspace: int(env, 'MAX_STREAMS_PER_WORKSPACE', 20, 1),
+    maxStreams: int(env, 'MAX_OPEN_STREAMS', 500, 1),
     expressions: {
       timeoutMs: int(env, 'FORMULA_TIMEOUT_MS', 1000, 10),
       maxMemoryMb: int(env, 'EXPRESSION_MAX_MEMORY_MB', 256, 16),

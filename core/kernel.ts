@@ -6,6 +6,7 @@ import type { RateLimiter } from './jobs/rate-limiter.ts';
 import type { WorkerStatsBoard } from './metrics/worker-stats.ts';
 import type { OAuthServer } from './oauth/oauth-server.ts';
 import type { PluginRegistry } from './plugins/registry.ts';
+import type { LongRequests } from './services/long-requests.ts';
 import type { Storage } from './storage.ts';
 
 /** Everything an operation or job handler may use: the kernel's services, nothing global. */
@@ -24,6 +25,8 @@ export interface Kernel {
   events: ProjectEventBus;
   /** The built-in OAuth authorization server: issues tokens on the REST host, verifies them on the MCP host. */
   oauth: OAuthServer;
+  /** Event streams and waits this process holds open, bounded per workspace and in all (core/services/long-requests.ts). */
+  longRequests: LongRequests;
   /** This process's state: `draining` from SIGTERM on (GET /ready answers 503 so balancers route elsewhere). */
   lifecycle: { draining: boolean };
 }

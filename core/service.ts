@@ -34,6 +34,7 @@ import { BUILDER_RUN_JOB } from './services/projects.ts';
 import { ENRICH_JOB } from './services/row-insert.ts';
 import { startScheduler } from './schedules/scheduler.ts';
 import { pruneUploads } from './services/uploads.ts';
+import { LongRequests } from './services/long-requests.ts';
 import { startWebhookDispatcher } from './webhooks/dispatcher.ts';
 import { runWebhookEventsJob, WEBHOOK_EVENTS_JOB, WebhookEventsPayload } from './webhooks/event-job.ts';
 
@@ -80,6 +81,7 @@ export async function createKernel(
     statsBoard,
     expressions,
     events,
+    longRequests: new LongRequests(config.maxStreamsPerWorkspace, config.maxStreams),
     lifecycle: { draining: false },
   };
 }

@@ -72,3 +72,53 @@ describe.each(DIALECTS)('bounded request work on %s', (dialect) => {
     expect(row.body.detail.message).toContain('no column is named "__proto__"');
   });
 });
+
+/** Event streams and waits hold a connection each: bounded per workspace, with room kept for the others. */
+describe('open event streams and waits per workspace', () => {
+  let t: TestService;
+  beforeAll(async () => {
+    t = await startTestService('sqlite', { MAX_STREAMS_PER_WORKSPACE: '3', MAX_OPEN_STREAMS: '5' });
+  });
+  afterAll(() => t.stop());
+
+  const project = async (key: string) => {
+    const made = await t.api('POST', '/projects', {
+      body: { builder_id: 'csv_import_builder', form_data: { csv_text: 'Name\nAcme' } },
+      headers: { 'service-api-key': key },
+    });
+    await t.api('GET', `/projects/${made.body.project_id}/wait?wait_seconds=10`, { headers: { 'service-api-key': key } });
+    return made.body.project_id as string;
+  };
+  const open = async (key: string, id: string) => {
+    const abort = new AbortController();
+    const res = await fetch(`${t.url}/projects/${id}/events`, { headers: { 'service-api-key': key }, signal: abort.signal });
+    if (res.status !== 200) await res.text();
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), close: () => abort.abort() };
+  };
+
+  test('a workspace past its cap gets 429 with Retry-After (streams and waits); others still connect; closing frees a place', async () => {
+    const b = await t.newWorkspace();
+    const c = await t.newWorkspace();
+    const pa = await project(t.key);
+    const pb = await project(b.key);
+    const pc = await project(c.key);
+    const mine = [await open(t.key, pa), await open(t.key, pa), await open(t.key, pa)];
+    expect(mine.map((s) => s.status)).toEqual([200, 200, 200]);
+    const fourth = await open(t.key, pa);
+    expect(fourth.status).toBe(429);
+    expect(fourth.retryAfter).toBe('5');
+    const wait = await t.api('GET', `/projects/${pa}/wait?wait_seconds=5`);
+    expect(wait.status).toBe(429);
+    expect(wait.body.detail.message).toContain('this workspace has 3 open');
+    // Another workspace is not held back by A's streams…
+    const theirs = [await open(b.key, pb), await open(b.key, pb)];
+    expect(theirs.map((s) => s.status)).toEqual([200, 200]);
+    // …until the process as a whole is at its cap.
+    expect((await open(c.key, pc)).status).toBe(429);
+    mine[0]?.close();
+    await Bun.sleep(100);
+    const again = await open(t.key, pa);
+    expect(again.status).toBe(200);
+    for (const s of [...mine, ...theirs, again]) s.close();
+  });
+});

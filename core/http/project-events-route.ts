@@ -62,7 +62,8 @@ export function projectEventsRoute(kernel: Kernel) {
           ]);
         }
         const { project } = await projectOfCaller(kernel, request, (params as Record<string, string>).project_id as string);
-        return stream(kernel, project, lastEventId);
+        const release = kernel.longRequests.take(project.workspaceId, 'event stream');
+        return stream(kernel, project, lastEventId, release);
       } catch (e) {
         return errorResponse(e, requestId);
       }
@@ -71,7 +72,7 @@ export function projectEventsRoute(kernel: Kernel) {
   );
 }
 
-function stream(kernel: Kernel, project: Project, lastEventId: string | undefined): Response {
+function stream(kernel: Kernel, project: Project, lastEventId: string | undefined, release: () => void): Response {
   const encoder = new TextEncoder();
   let stop = () => {};
   const body = new ReadableStream<Uint8Array>({
@@ -86,7 +87,13 @@ function stream(kernel: Kernel, project: Project, lastEventId: string | undefine
         }
       };
       const columnIds = async () => new Map((await kernel.storage.projects.columns(project.pk)).map((c: Column) => [c.no, c.id]));
-      let colIds = await columnIds();
+      let colIds: Map<number, string>;
+      try {
+        colIds = await columnIds();
+      } catch (e) {
+        release();
+        throw e;
+      }
       // Events arriving while the columns are read again wait, in order.
       let chain = Promise.resolve();
       const onEvent = (e: StoredEvent) => {
@@ -110,6 +117,7 @@ function stream(kernel: Kernel, project: Project, lastEventId: string | undefine
       function end() {
         if (!open) return;
         open = false;
+        release();
         clearInterval(heartbeat);
         clearInterval(drain);
         unwatch();
@@ -121,6 +129,7 @@ function stream(kernel: Kernel, project: Project, lastEventId: string | undefine
     },
     cancel() {
       stop();
+      release(); // a stream cancelled before it started
     },
   });
   return new Response(body, {

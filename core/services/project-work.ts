@@ -172,7 +172,13 @@ export async function waitOn(
     }
     watched = colIds as string[];
   }
-  const result = await waitForWork(kernel, project.pk, { seconds, colIds: watched, onProgress: how.progress, signal: how.signal });
+  const release = seconds > 0 ? kernel.longRequests.take(project.workspaceId, 'wait') : () => {};
+  let result: WaitResult;
+  try {
+    result = await waitForWork(kernel, project.pk, { seconds, colIds: watched, onProgress: how.progress, signal: how.signal });
+  } finally {
+    release();
+  }
   const state = result.state ?? { builder: { status: project.builderStatus }, cells_working: 0, rows: 0, ended: false };
   return { ended: result.ended, waited_seconds: result.waited_seconds, builder: state.builder, cells_working: state.cells_working };
 }
