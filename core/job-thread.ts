@@ -6,7 +6,7 @@
  * go to the HTTP thread, which delivers them (adapters/queue/thread-queue.ts is the other side).
  */
 import { InProcessQueue } from '../adapters/queue/in-process.ts';
-import { ThreadForwardedEvents } from '../adapters/events/thread-events.ts';
+import { LinkedProjectEvents } from '../adapters/events/thread-events.ts';
 import type { FromJobThread, ToJobThread } from '../adapters/queue/thread-protocol.ts';
 import { startOutboxRelay } from './jobs/job-outbox.ts';
 import { resumeUnfinishedWork } from './jobs/resume-unfinished.ts';
@@ -20,13 +20,16 @@ declare const self: Worker;
 const post = (message: FromJobThread) => self.postMessage(message);
 
 let kernel: Kernel | undefined;
+/** This thread's events: its own watchers (running jobs), and the request thread's, both ways. */
+const events = new LinkedProjectEvents();
+events.linkTo((projectPk, event) => post({ kind: 'event', projectPk, event }));
 let stop: () => void = () => {};
 
 async function start(config: Parameters<typeof createKernel>[0]): Promise<void> {
   try {
     kernel = await createKernel(config, {
       queue: new InProcessQueue(config.queue),
-      events: new ThreadForwardedEvents(post),
+      events,
     });
     // Before the HTTP thread takes requests: work a previous process left unfinished is queued again.
     await resumeUnfinishedWork(kernel);
@@ -75,6 +78,10 @@ self.onmessage = (event: MessageEvent<ToJobThread>) => {
   const message = event.data;
   if (message.kind === 'init') {
     void start(message.config);
+    return;
+  }
+  if (message.kind === 'event') {
+    events.receive(message.projectPk, message.event);
     return;
   }
   const k = kernel;

@@ -4,6 +4,7 @@ import { openRateLimiter } from '../adapters/rate-limit/open-rate-limiter.ts';
 import { openStorage } from '../adapters/storage/sql-storage.ts';
 import { sharedByConnections } from '../adapters/storage/database.ts';
 import { ThreadQueue } from '../adapters/queue/thread-queue.ts';
+import { LinkedProjectEvents } from '../adapters/events/thread-events.ts';
 import { openProjectEvents } from '../adapters/events/open-project-events.ts';
 import { publishingStorage } from './events/publishing-storage.ts';
 import { ensureConsoleBuilt } from '../console/build.ts';
@@ -13,6 +14,7 @@ import { restApp } from './http/rest-app.ts';
 import { raiseNativeHeaderLimit } from './http/request-checks.ts';
 import { IDLE_TIMEOUT_S, stopGracefully } from './http/stop-gracefully.ts';
 import { startOutboxRelay } from './jobs/job-outbox.ts';
+import { whileProjectLives } from './jobs/while-project-lives.ts';
 import { BuilderRunPayload, runBuilderJob } from './jobs/run-builder.ts';
 import { EnrichPayloadSchema, runEnrichmentJob } from './jobs/run-enrichment.ts';
 import { resumeUnfinishedWork } from './jobs/resume-unfinished.ts';
@@ -53,7 +55,7 @@ export interface RunningService {
  */
 export async function createKernel(
   config: Config,
-  parts: { queue?: JobQueue | ((events: ProjectEventBus) => Promise<JobQueue>); events?: ProjectEventBus } = {},
+  parts: { queue?: JobQueue | (() => Promise<JobQueue>); events?: ProjectEventBus } = {},
 ): Promise<Kernel> {
   configurePlans(config.plans);
   const plugins = await loadPlugins(config.pluginsDir, config.pluginPackages);
@@ -63,7 +65,7 @@ export async function createKernel(
   let queue: JobQueue;
   try {
     const given = parts.queue;
-    queue = typeof given === 'function' ? await given(events) : (given ?? (await openQueue(config.redisUrl, config.queue)));
+    queue = typeof given === 'function' ? await given() : (given ?? (await openQueue(config.redisUrl, config.queue)));
   } catch (e) {
     await storage.close();
     throw e;
@@ -109,6 +111,8 @@ export async function bootstrap(kernel: Kernel): Promise<void> {
   log.info('bootstrap workspace created', { workspace_id: ws.id, key_prefix: prefix, credits: kernel.config.bootstrapCredits });
 }
 
+const projectOf = (job: { payload: unknown }) => (job.payload as { project_pk: number }).project_pk;
+
 /** Starts consuming jobs, and publishes this worker's counters for /metrics every few seconds. */
 export function startWorkers(kernel: Kernel): () => void {
   const publish = () =>
@@ -129,8 +133,15 @@ export function startWorkers(kernel: Kernel): () => void {
   kernel.queue.consume(
     {
       // A payload that does not fit goes to the dead letter with the reason, never into a retry loop.
-      [BUILDER_RUN_JOB]: { handler: (job, ctx) => runBuilderJob(kernel, job, ctx), payloadSchema: BuilderRunPayload },
-      [ENRICH_JOB]: { handler: (job, ctx) => runEnrichmentJob(kernel, job, ctx), payloadSchema: EnrichPayloadSchema },
+      // A project's jobs stop when it is deleted, wherever that happens (while-project-lives.ts).
+      [BUILDER_RUN_JOB]: {
+        handler: (job, ctx) => whileProjectLives(kernel, projectOf(job), ctx, (c) => runBuilderJob(kernel, job, c)),
+        payloadSchema: BuilderRunPayload,
+      },
+      [ENRICH_JOB]: {
+        handler: (job, ctx) => whileProjectLives(kernel, projectOf(job), ctx, (c) => runEnrichmentJob(kernel, job, c)),
+        payloadSchema: EnrichPayloadSchema,
+      },
       [ICP_SCORE_JOB]: { handler: (job, ctx) => runIcpScoreJob(kernel, job, ctx), payloadSchema: IcpScorePayload },
       [WEBHOOK_EVENTS_JOB]: { handler: (job) => runWebhookEventsJob(kernel, job), payloadSchema: WebhookEventsPayload },
     },
@@ -153,8 +164,9 @@ export async function startService(config: Config, options: { rest?: boolean; mc
   // when the database can be opened twice, so that they never hold the thread that answers requests.
   const jobThread = config.jobThread && !config.redisUrl && config.workers > 0 && sharedByConnections(config.databaseUrl);
   // The database is migrated before the job thread opens it.
-  const kernel = jobThread
-    ? await createKernel(config, { queue: (events) => ThreadQueue.start(config, events) })
+  const linked = jobThread ? new LinkedProjectEvents() : undefined;
+  const kernel = linked
+    ? await createKernel(config, { events: linked, queue: () => ThreadQueue.start(config, linked) })
     : await createKernel(config);
   await bootstrap(kernel);
   await bootstrapAdmin(kernel);

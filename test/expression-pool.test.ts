@@ -188,3 +188,30 @@ describe('expression sandbox', () => {
     await expect(closing.evaluate('1', {})).rejects.toMatchObject({ retryable: true });
   });
 });
+
+describe('a stopped job stops its evaluations', () => {
+  test('an aborted signal fails the inputs not yet answered at once and frees their threads', async () => {
+    const pool = new ExpressionPool({ workers: 1, timeoutMs: 5_000, maxMemoryBytes: 256 * 1_048_576, maxResultBytes: 262_144 });
+    try {
+      const controller = new AbortController();
+      const endless = '($f := function($x){ $f($x + 1) }; $f(0))';
+      const running = pool.evaluateMany(
+        endless,
+        Array.from({ length: 20 }, () => ({})),
+        undefined,
+        controller.signal,
+      );
+      await Bun.sleep(100);
+      const before = pool.stoppedThreads;
+      controller.abort(new Error('the project was deleted'));
+      const out = await running;
+      expect(out).toHaveLength(20);
+      expect(out.every((o) => !o.ok && o.error === 'stopped: the project was deleted')).toBe(true);
+      expect(pool.stoppedThreads).toBe(before + 1); // the thread evaluating it was ended, not left to its 5 s
+      // The pool goes on.
+      expect(await pool.evaluate('1 + 1', {})).toEqual({ ok: true, value: 2 });
+    } finally {
+      await pool.close();
+    }
+  });
+});

@@ -1,24 +1,41 @@
 import type { EventWatch, ProjectEvent, ProjectEventBus } from '../../core/events/project-events.ts';
-import type { FromJobThread } from '../queue/thread-protocol.ts';
+import { InProcessProjectEvents } from './in-process-events.ts';
 
 /**
- * The job thread's project events: each is handed to the HTTP thread, whose bus keeps and delivers
- * it (SSE streams, MCP waits and the console watch there). Nothing on the job thread watches.
+ * Project events of the embedded mode's two threads (the request thread and the job thread): each
+ * thread keeps and delivers events on its own bus — SSE streams and MCP waits watch on the request
+ * thread, running jobs watch for their project's deletion on the job thread — and hands what it
+ * publishes to the other thread (`send`), which delivers it as it comes (`receive`) without
+ * sending it back.
  */
-export class ThreadForwardedEvents implements ProjectEventBus {
-  constructor(private readonly post: (message: FromJobThread) => void) {}
+export class LinkedProjectEvents implements ProjectEventBus {
+  private readonly local = new InProcessProjectEvents();
+  private send: (projectPk: number, event: ProjectEvent) => void = () => {};
+
+  /** Where this thread's events go: the other thread (set once it runs). */
+  linkTo(send: (projectPk: number, event: ProjectEvent) => void): void {
+    this.send = send;
+  }
 
   publish(projectPk: number, event: ProjectEvent): void {
+    this.local.publish(projectPk, event);
     try {
-      this.post({ kind: 'event', projectPk, event });
+      this.send(projectPk, event);
     } catch {
       // A lost event costs a watcher a refresh, never a write.
     }
   }
 
-  watch(_projectPk: number, _afterId: string | undefined, _watch: EventWatch): () => void {
-    throw new Error('project events are watched on the HTTP thread, not on the job thread');
+  /** An event the other thread published. */
+  receive(projectPk: number, event: ProjectEvent): void {
+    this.local.publish(projectPk, event);
   }
 
-  async close(): Promise<void> {}
+  watch(projectPk: number, afterId: string | undefined, watch: EventWatch): () => void {
+    return this.local.watch(projectPk, afterId, watch);
+  }
+
+  close(): Promise<void> {
+    return this.local.close();
+  }
 }

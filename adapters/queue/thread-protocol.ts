@@ -11,7 +11,10 @@ import type { ProjectEvent } from '../../core/events/project-events.ts';
 export type ThreadCallMethod = 'enqueue' | 'stats' | 'drain' | 'listDead' | 'retryDead' | 'close';
 
 /** HTTP thread → job thread. */
-export type ToJobThread = { kind: 'init'; config: Config } | { kind: 'call'; id: number; method: ThreadCallMethod; args: unknown[] };
+export type ToJobThread =
+  | { kind: 'init'; config: Config }
+  | { kind: 'call'; id: number; method: ThreadCallMethod; args: unknown[] }
+  | { kind: 'event'; projectPk: number; event: ProjectEvent };
 
 /** Job thread → HTTP thread. */
 export type FromJobThread =

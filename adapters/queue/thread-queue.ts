@@ -1,4 +1,5 @@
-import type { ProjectEventBus } from '../../core/events/project-events.ts';
+import type { ProjectEvent } from '../../core/events/project-events.ts';
+import type { LinkedProjectEvents } from '../events/thread-events.ts';
 import { newId } from '../../core/ids.ts';
 import type { Config } from '../../core/config.ts';
 import type { ConsumeOptions, DeadJob, EnqueueOptions, JobHandlers, JobQueue, QueueStats } from '../../core/jobs/queue.ts';
@@ -23,15 +24,17 @@ export class ThreadQueue implements JobQueue {
   private closed = false;
   private failure: Error | undefined;
 
-  private constructor(events: ProjectEventBus) {
+  private constructor(events: LinkedProjectEvents) {
     this.worker = new Worker(new URL('../../core/job-thread.ts', import.meta.url).href);
     this.worker.onmessage = (e: MessageEvent<FromJobThread>) => this.receive(e.data, events);
     this.worker.onerror = (e) => this.fail(new Error(`the job thread failed: ${(e as ErrorEvent).message ?? 'unknown error'}`));
   }
 
   /** Starts the job thread and answers once it runs jobs (its unfinished work queued again first). */
-  static async start(config: Config, events: ProjectEventBus): Promise<ThreadQueue> {
+  static async start(config: Config, events: LinkedProjectEvents): Promise<ThreadQueue> {
     const queue = new ThreadQueue(events);
+    // What this thread publishes (a deletion, a row added) reaches the jobs' watchers too.
+    events.linkTo((projectPk, event) => queue.sendEvent(projectPk, event));
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the job thread did not start within 60 s')), START_TIMEOUT_MS);
       queue.started = (error) => {
@@ -46,10 +49,14 @@ export class ThreadQueue implements JobQueue {
 
   private started: (error?: Error) => void = () => {};
 
-  private receive(message: FromJobThread, events: ProjectEventBus): void {
+  private sendEvent(projectPk: number, event: ProjectEvent): void {
+    if (!this.closed && !this.failure) this.post({ kind: 'event', projectPk, event });
+  }
+
+  private receive(message: FromJobThread, events: LinkedProjectEvents): void {
     switch (message.kind) {
       case 'event':
-        events.publish(message.projectPk, message.event);
+        events.receive(message.projectPk, message.event);
         return;
       case 'ready':
         this.workerId = message.workerId;

@@ -10,7 +10,9 @@ export type ProjectEvent =
   | { type: 'cells'; colNo: number; cells: { seq: number; status: CellStatus; value?: unknown; error?: string | null }[] }
   | { type: 'rows'; added: number; deleted: number }
   | { type: 'builder'; status: Project['builderStatus']; progress: Project['builderProgress'] | null; error: string | null }
-  | { type: 'columns' };
+  | { type: 'columns' }
+  /** The project was deleted: its streams end, and every process stops the work it runs for it. */
+  | { type: 'deleted' };
 
 /** An event with its id: ids increase, and `Last-Event-ID` resumes after one. */
 export interface StoredEvent {

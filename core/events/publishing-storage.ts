@@ -57,6 +57,10 @@ export function publishingStorage(storage: Storage, events: ProjectEventBus): St
       },
     }),
     projects: overriding(projects, {
+      softDelete: async (...args: Parameters<typeof projects.softDelete>) => {
+        await projects.softDelete(...args);
+        events.publish(args[0], { type: 'deleted' });
+      },
       addColumn: async (...args: Parameters<typeof projects.addColumn>) => {
         const column = await projects.addColumn(...args);
         events.publish(args[0], { type: 'columns' });

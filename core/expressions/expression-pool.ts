@@ -8,7 +8,13 @@ export type { ExpressionOutcome } from './expression-protocol.ts';
 /** What the kernel and plugins use to evaluate tenant JSONata (formulas, run conditions, extracts). */
 export interface Expressions {
   /** One expression over many inputs (rows), one outcome each, in order. */
-  evaluateMany(expression: string, inputs: unknown[], bindings?: Record<string, unknown>): Promise<ExpressionOutcome[]>;
+  /** `signal` (the host passes the job's): once aborted, the inputs not yet answered fail at once and their threads are freed. */
+  evaluateMany(
+    expression: string,
+    inputs: unknown[],
+    bindings?: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<ExpressionOutcome[]>;
   evaluate(expression: string, input: unknown, bindings?: Record<string, unknown>): Promise<ExpressionOutcome>;
 }
 
@@ -106,11 +112,21 @@ export class ExpressionPool implements Expressions {
     this.limits = { timeoutMs: options.timeoutMs, depth: DEPTH, sequence: SEQUENCE, resultBytes: options.maxResultBytes };
   }
 
-  evaluateMany(expression: string, inputs: unknown[], bindings?: Record<string, unknown>): Promise<ExpressionOutcome[]> {
+  evaluateMany(
+    expression: string,
+    inputs: unknown[],
+    bindings?: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<ExpressionOutcome[]> {
     if (this.closed) return Promise.reject(new PoolClosedError('the expression pool is closed (the service is stopping)'));
     if (inputs.length === 0) return Promise.resolve([]);
+    const stopped = (): ExpressionOutcome => ({
+      ok: false,
+      error: `stopped: ${(signal?.reason as Error | undefined)?.message ?? 'the job was stopped'}`,
+    });
+    if (signal?.aborted) return Promise.resolve(inputs.map(stopped));
     return new Promise((resolve, reject) => {
-      this.waiting.push({
+      const call: Call = {
         expression,
         inputs,
         bindings,
@@ -122,7 +138,17 @@ export class ExpressionPool implements Expressions {
         gaveUp: false,
         resolve,
         reject,
-      });
+      };
+      if (signal) {
+        // A deleted project (or a job stopped otherwise) frees its threads now, not after its inputs.
+        const onAbort = () => this.giveUp(call, stopped());
+        signal.addEventListener('abort', onAbort, { once: true });
+        call.resolve = (outcomes) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(outcomes);
+        };
+      }
+      this.waiting.push(call);
       this.pump();
     });
   }

@@ -20,6 +20,7 @@ const STREAM = `A Server-Sent Events stream (text/event-stream). Each event has 
 - \`rows\`: \`{"added", "deleted"}\`;
 - \`builder\`: \`{"builder_status": {"type", "error_message", "progress"}}\`, as GET /projects/{project_id} shows it;
 - \`columns\`: \`{}\` — a column was added (read the project for it);
+- \`deleted\`: \`{"detail"}\` — the project was deleted; the stream ends after it;
 - \`reset\`: the events after your \`Last-Event-ID\` are no longer kept: read the project and its rows again.
 
 A comment line every 15 s keeps the connection open; the stream ends when the process shuts down (reconnect,

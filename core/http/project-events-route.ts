@@ -39,6 +39,8 @@ function wire(event: ProjectEvent, colIds: Map<number, string>): { name: string;
       };
     case 'columns':
       return { name: 'columns', data: {} };
+    case 'deleted':
+      return { name: 'deleted', data: { detail: 'The project was deleted' } };
   }
 }
 
@@ -101,6 +103,7 @@ function stream(kernel: Kernel, project: Project, lastEventId: string | undefine
           if (e.event.type === 'columns') colIds = await columnIds().catch(() => colIds);
           const { name, data } = wire(e.event, colIds);
           send(`id: ${e.id}\nevent: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+          if (e.event.type === 'deleted') end(); // nothing more will come: the connection goes back to the pool
         });
       };
       const onReset = () => {

@@ -1,4 +1,5 @@
 import type { Kernel } from '../kernel.ts';
+import type { ExpressionOutcome, Expressions } from '../expressions/expression-pool.ts';
 import { log } from '../log.ts';
 import type { AnyBuilder, AnyTool, PluginContext, ProviderNeeds, ToolContext } from './plugin-types.ts';
 
@@ -30,7 +31,13 @@ export function pluginContext(
   };
 }
 
-/** A tool's context: the plugin context plus the expression sandbox. */
+/** A tool's context: the plugin context plus the expression sandbox, whose evaluations stop with the job's signal. */
 export function toolContext(kernel: Kernel, tool: AnyTool, signal: AbortSignal, fields: Record<string, unknown>): ToolContext {
-  return { ...pluginContext(kernel, tool, signal, fields), expressions: kernel.expressions };
+  const pool = kernel.expressions;
+  const expressions: Expressions = {
+    evaluateMany: (expression, inputs, bindings) => pool.evaluateMany(expression, inputs, bindings, signal),
+    evaluate: async (expression, input, bindings) =>
+      (await pool.evaluateMany(expression, [input], bindings, signal))[0] as ExpressionOutcome,
+  };
+  return { ...pluginContext(kernel, tool, signal, fields), expressions };
 }

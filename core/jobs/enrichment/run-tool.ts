@@ -23,6 +23,8 @@ export async function runTool(
 ): Promise<EnrichResult[]> {
   const out: EnrichResult[] = [];
   for (let i = 0; i < items.length; i += tool.batchSize) {
+    // A stopped job (its project deleted, the queue closing) calls the tool no more.
+    if (ctx.signal.aborted) throw ctx.signal.reason;
     const batch = items.slice(i, i + tool.batchSize);
     try {
       await awaitProviderBudget(kernel.rateLimiter, tool, ctx.providerMode, ctx.signal);

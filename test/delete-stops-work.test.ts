@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { resolve } from 'node:path';
+import type { Subprocess } from 'bun';
+import { DIALECTS } from './support/databases.ts';
+import { startTestService, type TestService } from './support/test-service.ts';
+import { until } from './support/until.ts';
+
+const FIXTURE_PLUGINS = resolve(import.meta.dir, 'fixtures/plugins');
+
+/**
+ * Deleting a project stops its work on every process: the job running its cells (here a tool that
+ * would wait 60 s) and its builder run end at once, and what was queued for it does nothing.
+ * Embedded (in-process, and the job thread of `bun run start`) and with a separate worker on
+ * MariaDB + Redis, where the deletion reaches the worker as a project event.
+ */
+const MODES = [
+  ...DIALECTS.map((d) => [d, 'as tested'] as const),
+  ...(DIALECTS.includes('sqlite') ? [['sqlite', 'job thread'] as const] : []),
+];
+
+describe.each(MODES)('deleting a project stops its work on %s (%s)', (dialect, mode) => {
+  let t: TestService;
+  let worker: Subprocess | undefined;
+  beforeAll(async () => {
+    const env = { PLUGINS_DIR: FIXTURE_PLUGINS, WORKER_CONCURRENCY: '4' };
+    t = await startTestService(dialect, {
+      ...env,
+      ...(dialect === 'mysql' ? { WORKERS: '0' } : {}),
+      ...(mode === 'job thread' ? { JOB_THREAD: '1' } : {}),
+    });
+    if (dialect === 'mysql') {
+      const c = t.service.kernel.config;
+      worker = Bun.spawn(['bun', 'core/worker.ts'], {
+        cwd: resolve(import.meta.dir, '..'),
+        env: {
+          ...process.env,
+          ...env,
+          DATABASE_URL: c.databaseUrl,
+          REDIS_URL: c.redisUrl as string,
+          JOB_QUEUE_PREFIX: c.queue.prefix as string,
+          PROVIDER_MODE: 'sandbox',
+          LOG_LEVEL: 'silent',
+        },
+        stdout: 'ignore',
+        stderr: 'ignore',
+      });
+    }
+  });
+  afterAll(async () => {
+    worker?.kill('SIGKILL');
+    await t.stop();
+  });
+
+  const running = async (pid: string, col: string) => {
+    const rows = (await t.api('GET', `/projects/${pid}/rows?page_size=100`)).body.rows ?? [];
+    return rows.filter((r: any) => r.company[col]?.status === 'running').length;
+  };
+
+  test('a tool call waiting 60 s and a builder run between pages end at once; the queue is empty again', async () => {
+    const made = await t.api('POST', '/projects', {
+      body: {
+        builder_id: 'csv_import_builder',
+        form_data: { csv_text: `Name\n${Array.from({ length: 30 }, (_, i) => `R${i}`).join('\n')}` },
+      },
+    });
+    const pid = made.body.project_id;
+    await t.api('GET', `/projects/${pid}/wait?wait_seconds=20`);
+    const col = await t.api('POST', `/projects/${pid}/columns`, {
+      body: { name: 'Slow', tool_id: 'slow_tool', config: { text: '{{Name}}', delay_ms: 60_000 } },
+    });
+    await t.api('POST', `/projects/${pid}/columns/run`, { body: { col_ids: [col.body.col_id] } });
+    const build = await t.api('POST', '/projects', {
+      body: { builder_id: 'slow_builder', form_data: { pages: 100, delay_ms: 2_000, cursor: true } },
+    });
+    await until(async () => (await running(pid, 'Slow')) > 0, 20_000);
+    await until(async () => (await t.api('GET', `/projects/${build.body.project_id}`)).body.builder_status.type === 'running', 20_000);
+
+    expect((await t.api('DELETE', `/projects/${pid}`)).status).toBe(200);
+    expect((await t.api('DELETE', `/projects/${build.body.project_id}`)).status).toBe(200);
+    // Long before the tool's 60 s and the builder's 200 s, nothing runs or waits any more.
+    await until(async () => {
+      const s = await t.service.kernel.queue.stats();
+      return s.running + s.waiting + s.pending === 0;
+    }, 15_000);
+  }, 60_000);
+});
