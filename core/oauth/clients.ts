@@ -167,19 +167,27 @@ async function readDocument(clientId: string): Promise<OAuthClientRecord> {
       timeoutMs: 5_000,
     });
     if (res.status !== 200) throw new Error(`it answered HTTP ${res.status}`);
-    body = JSON.parse(res.text());
+    try {
+      body = JSON.parse(res.text());
+    } catch {
+      throw new Error('it is not JSON');
+    }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('it is not a JSON object');
   } catch (e) {
+    // What the address answered is never repeated: the page would show a stranger's content as ours.
     throw new OAuthError('invalid_client', `The client's metadata document at ${url.href} could not be read: ${(e as Error).message}`);
   }
   if (body.client_id !== clientId) {
-    throw new OAuthError(
-      'invalid_client',
-      `The metadata document at ${url.href} names client_id ${JSON.stringify(body.client_id)}, not its own URL`,
-    );
+    throw new OAuthError('invalid_client', `The metadata document at ${url.href} names another client_id than its own URL`);
   }
-  const uris = redirectUris(body.redirect_uris, 'invalid_client');
-  const name = text(body.client_name, 'client_name', 255);
+  let uris: string[];
+  let name: string | undefined;
+  try {
+    uris = redirectUris(body.redirect_uris, 'invalid_client');
+    name = text(body.client_name, 'client_name', 255);
+  } catch {
+    throw new OAuthError('invalid_client', `The metadata document at ${url.href} has no valid redirect_uris or client_name`);
+  }
   const client: OAuthClientRecord = {
     clientId,
     secretHash: null,

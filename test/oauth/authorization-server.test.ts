@@ -399,7 +399,48 @@ describe.each(DIALECTS)('OAuth authorization server on %s', (dialect) => {
       // A document that names another client_id is not this client's.
       const impostor = await browser.get(authorizeUrl(`http://127.0.0.1:${documents.port}/impostor.json`, pkce().challenge));
       expect(impostor.status).toBe(400);
-      expect(await impostor.text()).toContain('names client_id');
+      expect(await impostor.text()).toContain('names another client_id');
+    } finally {
+      if (before === undefined) delete process.env.ALLOW_PRIVATE_NETWORK;
+      else process.env.ALLOW_PRIVATE_NETWORK = before;
+      documents.stop(true);
+    }
+  });
+
+  test('a URL client_id is fetched only after sign-in, never echoed, and only so often per address', async () => {
+    const fetched: string[] = [];
+    const documents = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch(request) {
+        fetched.push(new URL(request.url).pathname);
+        return new Response('SECRET-INTRANET-CONTENT <html>', { headers: { 'content-type': 'text/html' } });
+      },
+    });
+    const before = process.env.ALLOW_PRIVATE_NETWORK;
+    process.env.ALLOW_PRIVATE_NETWORK = '1';
+    try {
+      const doc = (n: number) => `http://127.0.0.1:${documents.port}/doc-${n}.json`;
+      // Anonymous: sent to sign in, and nothing is fetched.
+      for (let i = 0; i < 5; i++) {
+        const anonymous = await fetch(authorizeUrl(doc(i), pkce().challenge), { redirect: 'manual' });
+        expect(anonymous.status).toBe(302);
+        expect(anonymous.headers.get('location')).toStartWith('/login?next=');
+      }
+      expect(fetched).toEqual([]);
+      // Signed in: fetched, and what it answered is not shown.
+      const browser = new FormBrowser(origin);
+      await browser.signIn(alice.email, alice.password);
+      const page = await browser.get(authorizeUrl(doc(100), pkce().challenge));
+      expect(page.status).toBe(400);
+      const text = await page.text();
+      expect(text).toContain('it is not JSON');
+      expect(text).not.toContain('SECRET-INTRANET-CONTENT');
+      // At most ten such authorizations at once per address, then a 429 without a fetch.
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push((await browser.get(authorizeUrl(doc(200 + i), pkce().challenge))).status);
+      expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(2);
+      expect(fetched.length).toBeLessThanOrEqual(10);
     } finally {
       if (before === undefined) delete process.env.ALLOW_PRIVATE_NETWORK;
       else process.env.ALLOW_PRIVATE_NETWORK = before;

@@ -4,7 +4,7 @@ import { ServiceError } from '../../errors.ts';
 import type { Kernel } from '../../kernel.ts';
 import { log } from '../../log.ts';
 import { allow, checkAuthorize, deny } from '../../oauth/authorize.ts';
-import { registerClient } from '../../oauth/clients.ts';
+import { isUrlClientId, registerClient } from '../../oauth/clients.ts';
 import { OAUTH_PATHS, authorizationServerMetadata } from '../../oauth/issuer.ts';
 import { OAuthError } from '../../oauth/oauth-error.ts';
 import { revokeRequest, tokenRequest } from '../../oauth/token-endpoint.ts';
@@ -16,6 +16,8 @@ import { authorizeErrorPage, consentPage } from './consent-page.ts';
 const MAX_BODY_BYTES = 16_384;
 /** Open registration: a burst, then one client every 6 s per address. */
 const REGISTRATIONS_PER_ADDRESS = { burst: 20, perSecond: 1 / 6 };
+/** Authorizations naming a client by URL (each may fetch its metadata document), per client address. */
+const DOCUMENT_FETCHES = { burst: 10, perSecond: 1 / 6 };
 
 /** The paths that answer any origin (no cookie reaches them): discovery, keys, registration, token, revocation. */
 export const OAUTH_OPEN_PATHS = new Set<string>([
@@ -95,17 +97,22 @@ export function oauthRoutes(kernel: Kernel) {
   const hidden = { detail: { hide: true }, parse: 'none' as const };
 
   /** GET shows the consent page to a signed-in person (sign-in first); POST is that page's answer. */
-  const authorize = async (request: Request, params: URLSearchParams, posted: boolean) => {
+  const authorize = async (request: Request, params: URLSearchParams, posted: boolean, address: string) => {
+    const found = await sessionOf(kernel, request.headers.get('cookie'));
+    const clientId = params.get('client_id') ?? '';
+    if (isUrlClientId(clientId)) {
+      // A client named by a URL is fetched only for a signed-in person, and only so often per address:
+      // a stranger cannot make this server fetch addresses for them.
+      if (!found) return signInFirst(request, posted);
+      const { waitMs } = await kernel.rateLimiter.take(`oauth:documents:${address}`, DOCUMENT_FETCHES, 1);
+      if (waitMs > 0)
+        return html(authorizeErrorPage('Too many sign-in attempts with client metadata documents; try again in a minute.'), 429);
+    }
     const checked = await checkAuthorize(server, params);
     if (checked.kind === 'page') return html(authorizeErrorPage(checked.message), 400);
-    const found = await sessionOf(kernel, request.headers.get('cookie'));
-    if (!found) {
-      if (posted) return html(authorizeErrorPage('Your sign-in ended before you answered. Start again from the application.'), 401);
-      // Sign-in comes first, errors included: anyone may register a client and its redirect URI, so
-      // an error sent back before sign-in would make this site a redirector for strangers (RFC 9700 §4.11.2).
-      const url = new URL(request.url);
-      return seeOther(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
-    }
+    // Sign-in comes first, errors included: anyone may register a client and its redirect URI, so
+    // an error sent back before sign-in would make this site a redirector for strangers (RFC 9700 §4.11.2).
+    if (!found) return signInFirst(request, posted);
     if (checked.kind === 'redirect') return seeOther(checked.location);
     const memberships = await kernel.storage.users.workspacesOf(found.user.id);
     if (!posted) {
@@ -130,6 +137,12 @@ export function oauthRoutes(kernel: Kernel) {
     return seeOther(await allow(server, checked.request, found.user.id, chosen.workspace.id), 303);
   };
 
+  const signInFirst = (request: Request, posted: boolean) => {
+    if (posted) return html(authorizeErrorPage('Your sign-in ended before you answered. Start again from the application.'), 401);
+    const url = new URL(request.url);
+    return seeOther(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
+  };
+
   return new Elysia({ name: 'workflow-oauth' })
     .get(
       OAUTH_PATHS.metadata,
@@ -142,9 +155,9 @@ export function oauthRoutes(kernel: Kernel) {
     .get(OAUTH_PATHS.jwks, async () => json(await server.keys.jwks(), 200, { 'cache-control': 'public, max-age=300' }), hidden)
     .get(
       OAUTH_PATHS.authorize,
-      async ({ request }) => {
+      async ({ request, server: listener }) => {
         try {
-          return await authorize(request, new URL(request.url).searchParams, false);
+          return await authorize(request, new URL(request.url).searchParams, false, clientAddress(kernel, request, listener));
         } catch (e) {
           log.error('OAuth authorization failed', { error: (e as Error).message });
           return html(authorizeErrorPage('The server could not answer; try again in a moment.'), 503);
@@ -154,11 +167,12 @@ export function oauthRoutes(kernel: Kernel) {
     )
     .post(
       OAUTH_PATHS.authorize,
-      async ({ request }) => {
+      async ({ request, server: listener }) => {
         try {
           const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
           if (type !== 'application/x-www-form-urlencoded') return html(authorizeErrorPage('Answer from the consent page.'), 415);
-          return await authorize(request, new URLSearchParams(await bodyText(request)), true);
+          const params = new URLSearchParams(await bodyText(request));
+          return await authorize(request, params, true, clientAddress(kernel, request, listener));
         } catch (e) {
           if (e instanceof OAuthError) return html(authorizeErrorPage(e.description), e.status);
           log.error('OAuth authorization failed', { error: (e as Error).message });
