@@ -104,6 +104,10 @@ export interface WorkspaceRepo {
   revokeKey(prefix: string): Promise<boolean>;
   /** Revokes a live key of this workspace (false: none with that prefix there). */
   revokeKeyOf(workspaceId: string, prefix: string): Promise<boolean>;
+  /** Revokes the live keys of this workspace that this person made (they left it); answers how many. */
+  revokeKeysMadeBy(workspaceId: string, userId: string): Promise<number>;
+  /** Whether this key of this workspace exists and is not revoked. */
+  keyIsLive(workspaceId: string, keyId: string): Promise<boolean>;
   /**
    * Replaces a live key of this workspace by a new one, in one transaction: the new key is added and
    * the old one revoked together (false, and nothing changed: no live key with that prefix there).
@@ -638,10 +642,10 @@ export interface WebhookRepo {
   getDelivery(webhookId: string, id: string): Promise<DeliveryRecord | undefined>;
   /** Makes a delivery due again now, with a new retry window (a re-send); answers it as it is then. */
   resend(webhookId: string, id: string, now: number, retryUntil: number): Promise<DeliveryRecord | undefined>;
-  /** The project of an inbound URL secret (its SHA-256), if any. */
-  inboundProject(tokenHash: string): Promise<number | undefined>;
-  /** Sets a project's inbound URL secret (SHA-256), replacing any earlier one. */
-  setInbound(projectPk: number, tokenHash: string, at: number): Promise<void>;
+  /** The project of an inbound URL secret (its SHA-256), and the API key that made it, if any. */
+  inboundProject(tokenHash: string): Promise<{ projectPk: number; keyId: string | null } | undefined>;
+  /** Sets a project's inbound URL secret (SHA-256) made by this key (none: a console session), replacing any earlier one. */
+  setInbound(projectPk: number, tokenHash: string, at: number, keyId?: string): Promise<void>;
   /** Turns a project's inbound URL off (false: it had none). */
   removeInbound(projectPk: number): Promise<boolean>;
 }

@@ -128,7 +128,9 @@ describe.each(DIALECTS)('keys and members from the console on %s', (dialect) => 
     const promoted = await owner.call('PATCH', `/account/members/${added.body.user_id}`, { role: 'admin' });
     expect(promoted.body.role).toBe('admin');
     const asAdmin = await signIn('mia@example.com', 'mia-password-1');
-    expect((await asAdmin.call('POST', '/account/keys')).status).toBe(201);
+    const miasKey = await asAdmin.call('POST', '/account/keys');
+    expect(miasKey.status).toBe(201);
+    expect(await withKey(miasKey.body.api_key)).toBe(200);
     const ownerId = listed.body.members[0].user_id;
     expect((await asAdmin.call('PATCH', `/account/members/${added.body.user_id}`, { role: 'owner' })).status).toBe(403);
     expect((await asAdmin.call('DELETE', `/account/members/${ownerId}`)).status).toBe(403);
@@ -138,9 +140,47 @@ describe.each(DIALECTS)('keys and members from the console on %s', (dialect) => 
     expect(demote.body.detail).toContain('only owner');
     expect((await owner.call('DELETE', `/account/members/${ownerId}`)).status).toBe(409);
     expect((await owner.call('PATCH', `/account/members/${added.body.user_id}`, { role: 'king' })).status).toBe(422);
-    // Removed: Mia's sessions in this workspace stop at once.
+    // Removed: Mia's sessions in this workspace stop at once, and so do the keys she made.
     expect((await owner.call('DELETE', `/account/members/${added.body.user_id}`)).status).toBe(204);
     expect((await asAdmin.call('GET', '/account/members', undefined, null)).status).toBe(401);
+    expect(await withKey(miasKey.body.api_key)).toBe(401);
     expect((await owner.call('DELETE', `/account/members/${added.body.user_id}`)).status).toBe(404);
+  });
+
+  test('download links and inbound URLs stop with the key that made them, and with the plan’s API access', async () => {
+    const owner = await signIn(OWNER.email, OWNER.password);
+    const made = (await owner.call('POST', '/account/keys')).body.api_key as string;
+    const other = (await owner.call('POST', '/account/keys')).body.api_key as string;
+    const as = (key: string) => ({ headers: { 'service-api-key': key } });
+    const project = await t.api('POST', '/projects', {
+      body: { builder_id: 'csv_import_builder', form_data: { csv_text: 'Name\nAcme' } },
+      ...as(other),
+    });
+    const pid = project.body.project_id;
+    await t.api('GET', `/projects/${pid}/wait?wait_seconds=10`, as(other));
+    const link = (await t.api('POST', `/projects/${pid}/exports`, { body: {}, ...as(made) })).body.url as string;
+    const inbound = (await t.api('POST', `/projects/${pid}/inbound`, { body: {}, ...as(made) })).body.url as string;
+    const post = () => fetch(inbound, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"Name":"Via inbound"}' });
+    expect((await fetch(link)).status).toBe(200);
+    expect((await post()).status).toBeLessThan(300);
+    const prefix = made.split('_').slice(0, 2).join('_');
+    expect((await owner.call('DELETE', `/account/keys/${prefix}`)).status).toBe(204);
+    const dead = await fetch(link);
+    expect(dead.status).toBe(401);
+    expect(JSON.stringify(await dead.json())).toContain('revoked');
+    expect((await post()).status).toBe(404);
+    // Made with a key that lives on: they work until the plan loses API access.
+    const link2 = (await t.api('POST', `/projects/${pid}/exports`, { body: {}, ...as(other) })).body.url as string;
+    const inbound2 = (await t.api('POST', `/projects/${pid}/inbound`, { body: {}, ...as(other) })).body.url as string;
+    expect((await fetch(link2)).status).toBe(200);
+    const workspaceId = owner.session.workspace.id as string;
+    await t.service.kernel.storage.workspaces.setPlan(workspaceId, 'free');
+    try {
+      expect((await fetch(link2)).status).toBe(403);
+      const refused = await fetch(inbound2, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"Name":"X"}' });
+      expect(refused.status).toBe(403);
+    } finally {
+      await t.service.kernel.storage.workspaces.setPlan(workspaceId, 'pro');
+    }
   });
 });

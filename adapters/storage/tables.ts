@@ -368,6 +368,8 @@ export interface InboundUrlTable {
   project_pk: number;
   token_hash: string;
   created_at: number;
+  /** The API key that made it (migration 023): the URL stops working when that key is revoked. */
+  key_id: string | null;
 }
 
 export interface ScheduleTable {

@@ -233,15 +233,25 @@ export class SqlWebhookRepo implements WebhookRepo {
     return this.getDelivery(webhookId, id);
   }
 
-  async inboundProject(tokenHash: string): Promise<number | undefined> {
-    const r = await this.db.selectFrom('inbound_urls').select('project_pk').where('token_hash', '=', tokenHash).executeTakeFirst();
-    return r ? Number(r.project_pk) : undefined;
+  async inboundProject(tokenHash: string): Promise<{ projectPk: number; keyId: string | null } | undefined> {
+    const r = await this.db
+      .selectFrom('inbound_urls')
+      .select(['project_pk', 'key_id'])
+      .where('token_hash', '=', tokenHash)
+      .executeTakeFirst();
+    return r ? { projectPk: Number(r.project_pk), keyId: r.key_id ?? null } : undefined;
   }
 
-  async setInbound(projectPk: number, tokenHash: string, at: number): Promise<void> {
-    const q = this.db.insertInto('inbound_urls').values({ project_pk: projectPk, token_hash: tokenHash, created_at: at });
+  async setInbound(projectPk: number, tokenHash: string, at: number, keyId?: string): Promise<void> {
+    const q = this.db
+      .insertInto('inbound_urls')
+      .values({ project_pk: projectPk, token_hash: tokenHash, created_at: at, key_id: keyId ?? null });
     await this.database.dialect
-      .upsert(q, ['project_pk'], (inserted) => ({ token_hash: inserted('token_hash'), created_at: inserted('created_at') }))
+      .upsert(q, ['project_pk'], (inserted) => ({
+        token_hash: inserted('token_hash'),
+        created_at: inserted('created_at'),
+        key_id: inserted('key_id'),
+      }))
       .execute();
   }
 

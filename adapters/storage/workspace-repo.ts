@@ -123,6 +123,28 @@ export class SqlWorkspaceRepo implements WorkspaceRepo {
     return revokeLive(this.db, prefix, Date.now(), workspaceId);
   }
 
+  async revokeKeysMadeBy(workspaceId: string, userId: string): Promise<number> {
+    const r = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: Date.now() })
+      .where('workspace_id', '=', workspaceId)
+      .where('created_by', '=', userId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  }
+
+  async keyIsLive(workspaceId: string, keyId: string): Promise<boolean> {
+    const r = await this.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('id', '=', keyId)
+      .where('workspace_id', '=', workspaceId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return r !== undefined;
+  }
+
   async rotateKey(
     workspaceId: string,
     prefix: string,

@@ -4,6 +4,7 @@ import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Project } from '../model.ts';
 import { admitCall } from '../services/admission.ts';
+import { requireApiAccess } from '../services/api-keys.ts';
 import { exportCsv } from '../services/export.ts';
 import { type ExportGrant, verifyExportLink } from '../services/export-links.ts';
 import { errorResponse } from './error-response.ts';
@@ -67,6 +68,11 @@ export function exportRoute(kernel: Kernel) {
           const workspace = await kernel.storage.workspaces.get(grant.workspaceId);
           if (!project || !workspace)
             throw new ServiceError('not_found', `Project ${projectId} not found (deleted since the link was made)`);
+          // A link lives as long as what made it: its key, and the plan's API access.
+          if (grant.keyId && !(await kernel.storage.workspaces.keyIsLive(workspace.id, grant.keyId))) {
+            throw new ServiceError('unauthorized', 'This download link stopped working: the API key that made it was revoked');
+          }
+          requireApiAccess(workspace);
           await admitCall(kernel, workspace, `link:${projectId}`);
           query = grant.query;
         } else {

@@ -47,8 +47,8 @@ export const exportProject = defineOperation({
       expires_at: '2026-11-25T10:15:00.000Z',
     },
   },
-  handler: async ({ kernel, project, body }) => {
+  handler: async ({ kernel, project, body, keyId }) => {
     await rowQuery(kernel, project, body); // a bad filter, sort or column is a 422 now, not a broken link later
-    return exportLink(kernel, project, body);
+    return exportLink(kernel, project, body, keyId);
   },
 });

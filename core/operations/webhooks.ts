@@ -211,7 +211,7 @@ export const createInboundUrlOp = defineOperation({
       created_at: '2026-11-26T09:30:00.000Z',
     },
   },
-  handler: ({ kernel, project }) => createInboundUrl(kernel, project),
+  handler: ({ kernel, project, keyId }) => createInboundUrl(kernel, project, keyId),
 });
 
 export const deleteInboundUrl = defineOperation({

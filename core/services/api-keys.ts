@@ -69,6 +69,16 @@ function noteKeyUse(repo: WorkspaceRepo, keyId: string): void {
   repo.touchKey(keyId, now).catch((e) => log.warn('could not record a key’s last use', { error: (e as Error).message }));
 }
 
+/** 403 when the workspace's plan has no API access: keys, download links and inbound URLs all stop with it. */
+export function requireApiAccess(workspace: Workspace): void {
+  if (!planRules(workspace.plan).apiAccess) {
+    throw new ServiceError(
+      'forbidden',
+      `The workspace's plan "${workspace.plan}" has no API access; upgrade it (bun run admin plan:set --workspace ${workspace.id} --plan pro)`,
+    );
+  }
+}
+
 /** Whose request budget a key's calls spend: the same through REST and MCP. */
 export const rateKeyOf = (keyHash: string): string => `key:${keyHash.slice(0, 16)}`;
 
@@ -97,11 +107,6 @@ export async function authenticateFor(
     who.keyPrefix = found.key.prefix;
     who.workspaceId = found.workspace.id;
   }
-  if (!planRules(found.workspace.plan).apiAccess) {
-    throw new ServiceError(
-      'forbidden',
-      `The workspace's plan "${found.workspace.plan}" has no API access; upgrade it (bun run admin plan:set --workspace ${found.workspace.id} --plan pro)`,
-    );
-  }
+  requireApiAccess(found.workspace);
   return { workspace: found.workspace, rateKey: rateKeyOf(hash), keyId: found.key.id, project: found.project };
 }

@@ -14,6 +14,8 @@ const AUDIENCE = 'project-export';
 export interface ExportGrant {
   workspaceId: string;
   projectId: string;
+  /** The API key that made the link, when one did. */
+  keyId?: string;
   query: ExportQuery & { bom?: boolean; escape_formulas?: boolean; values?: 'primary' | 'json' };
 }
 
@@ -27,9 +29,11 @@ export async function exportLink(
   kernel: Kernel,
   project: Project,
   query: ExportGrant['query'],
+  keyId?: string,
 ): Promise<{ url: string; expires_at: string }> {
   const { kid, alg, key } = await kernel.oauth.keys.current();
-  const token = await new SignJWT({ wid: project.workspaceId, pid: project.id, q: query })
+  // `key`: the API key that asked for it; the link dies with that key.
+  const token = await new SignJWT({ wid: project.workspaceId, pid: project.id, q: query, ...(keyId ? { key: keyId } : {}) })
     .setProtectedHeader({ alg, kid, typ: TYP })
     .setAudience(AUDIENCE)
     .setIssuedAt()
@@ -55,7 +59,12 @@ export async function verifyExportLink(kernel: Kernel, token: string, projectId:
       { audience: AUDIENCE, typ: TYP, requiredClaims: ['exp', 'wid', 'pid'], algorithms: [SIGNING_ALG] },
     );
     if (payload.pid !== projectId) throw new ServiceError('unauthorized', 'This download link is for another project');
-    return { workspaceId: String(payload.wid), projectId, query: (payload.q ?? {}) as ExportGrant['query'] };
+    return {
+      workspaceId: String(payload.wid),
+      projectId,
+      query: (payload.q ?? {}) as ExportGrant['query'],
+      ...(typeof payload.key === 'string' ? { keyId: payload.key } : {}),
+    };
   } catch (e) {
     if (e instanceof errors.JOSEError) {
       const expired = e instanceof errors.JWTExpired;

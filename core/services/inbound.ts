@@ -4,7 +4,7 @@ import type { Kernel } from '../kernel.ts';
 import type { Project } from '../model.ts';
 import { MAX_BATCH_ROWS } from '../operations/rows-batch.ts';
 import { admitCall } from './admission.ts';
-import { hashApiKey } from './api-keys.ts';
+import { hashApiKey, requireApiAccess } from './api-keys.ts';
 import { checkRowQuota } from './quotas.ts';
 import { insertRows } from './row-insert.ts';
 import { cellsOfEach } from './rows.ts';
@@ -18,10 +18,10 @@ const inboundUrl = (kernel: Kernel, token: string) =>
  * credential — a program that holds no API key posts rows to it — so only its SHA-256 is kept and
  * the URL is shown once; asking again replaces it (the old one stops working).
  */
-export async function createInboundUrl(kernel: Kernel, project: Project) {
+export async function createInboundUrl(kernel: Kernel, project: Project, keyId?: string) {
   const token = `in_${randomBytes(24).toString('base64url')}`;
   const now = Date.now();
-  await kernel.storage.webhooks.setInbound(project.pk, hashApiKey(token), now);
+  await kernel.storage.webhooks.setInbound(project.pk, hashApiKey(token), now, keyId);
   return { url: inboundUrl(kernel, token), created_at: new Date(now).toISOString() };
 }
 
@@ -54,10 +54,15 @@ export async function inboundTarget(kernel: Kernel, token: string) {
     'not_found',
     'No inbound URL here: it was replaced or turned off (POST /projects/{id}/inbound makes a new one)',
   );
-  const pk = /^in_[\w-]{20,64}$/.test(token) ? await kernel.storage.webhooks.inboundProject(hashApiKey(token)) : undefined;
-  const project = pk === undefined ? undefined : await kernel.storage.projects.getByPk(pk);
+  const found = /^in_[\w-]{20,64}$/.test(token) ? await kernel.storage.webhooks.inboundProject(hashApiKey(token)) : undefined;
+  const project = found === undefined ? undefined : await kernel.storage.projects.getByPk(found.projectPk);
   const workspace = project && (await kernel.storage.workspaces.get(project.workspaceId));
   if (!project || !workspace) throw unknownUrl;
+  // It lives as long as what made it: the key (revoked, or its person left) and the plan's API access.
+  if (found?.keyId && !(await kernel.storage.workspaces.keyIsLive(workspace.id, found.keyId))) {
+    throw new ServiceError('not_found', 'This inbound URL stopped working: the API key that made it was revoked (make a new one)');
+  }
+  requireApiAccess(workspace);
   const headers = await admitCall(kernel, workspace, `inbound:${project.id}`);
   return { project, workspace, headers };
 }

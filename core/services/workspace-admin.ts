@@ -164,6 +164,8 @@ export async function removeMember(storage: Storage, found: FoundSession, userId
   mayHandle(found, member.role);
   if (member.role === 'owner') await keepAnOwner(storage, found, userId);
   await storage.users.removeMember(found.workspace.id, userId);
+  // What the person could do with the workspace leaves with them: the API keys they made stop working.
+  await storage.workspaces.revokeKeysMadeBy(found.workspace.id, userId);
 }
 
 /** The ledger's latest entries, newest first (Settings → Credits): owners and admins. */

@@ -19,6 +19,7 @@ import { spendControl } from './017-spend-control.ts';
 import { uniqueKeys } from './018-unique-keys.ts';
 import { webhooks } from './019-webhooks.ts';
 import { schedules } from './020-schedules.ts';
+import { credentialMakers } from './023-credential-makers.ts';
 import { jobTenants } from './022-job-tenants.ts';
 import { uploads } from './021-uploads.ts';
 
@@ -48,6 +49,7 @@ export function migrationProvider(types: SchemaTypes): MigrationProvider {
         '020-schedules': schedules(types),
         '021-uploads': uploads(types),
         '022-job-tenants': jobTenants(),
+        '023-credential-makers': credentialMakers(),
       };
     },
   };
