@@ -1,5 +1,6 @@
 import { validationError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
+import { log } from '../log.ts';
 import type { Project } from '../model.ts';
 import { checkFilterGroups } from '../rows/filter-parse.ts';
 
@@ -29,7 +30,7 @@ async function cellsWorking(kernel: Kernel, project: Project, colIds: string[] |
     [{ type: 'or', rules: tools.map((c) => ({ col_id: c.id, field: 'status', operator: 'in', value: WORKING })) }],
     columns,
   );
-  const { total } = await kernel.storage.rows.page({
+  const { rows, total } = await kernel.storage.rows.page({
     projectPk: project.pk,
     toolCols: tools.map((c) => c.no),
     filter,
@@ -37,7 +38,10 @@ async function cellsWorking(kernel: Kernel, project: Project, colIds: string[] |
     limit: 1,
     offset: 0,
   });
-  return total;
+  // Whether any cell works is read from the rows themselves: a wait must end when the work has,
+  // even if a remembered total lags behind (it is logged, to be found).
+  if (rows.length === 0 && total > 0) log.warn('a remembered filtered total was stale', { project_id: project.id, total });
+  return rows.length === 0 ? 0 : total;
 }
 
 export async function workState(kernel: Kernel, projectPk: number, colIds?: string[]): Promise<WorkState | undefined> {
