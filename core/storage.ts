@@ -139,6 +139,24 @@ export interface UserRepo {
   /** The user's workspaces with their role, oldest membership first. */
   workspacesOf(userId: string): Promise<{ workspace: Workspace; role: Role }[]>;
   members(workspaceId: string): Promise<Member[]>;
+  /** Invites an email to a workspace with a role (replacing an earlier invitation of it there); answers its id. */
+  invite(workspaceId: string, email: string, role: Role, invitedBy: string): Promise<string>;
+  /** A workspace's invitations not yet accepted, oldest first. */
+  invitationsOf(workspaceId: string): Promise<Invitation[]>;
+  /** The invitations waiting for this email, with their workspaces. */
+  invitationsFor(email: string): Promise<(Invitation & { workspace: Workspace })[]>;
+  /** Removes an invitation to this email (accepted or declined) and answers it; undefined when there is none. */
+  takeInvitation(id: string, email: string): Promise<Invitation | undefined>;
+  /** Withdraws an invitation of this workspace (false: none). */
+  withdrawInvitation(workspaceId: string, id: string): Promise<boolean>;
+}
+
+export interface Invitation {
+  id: string;
+  workspaceId: string;
+  email: string;
+  role: Role;
+  createdAt: number;
 }
 
 export interface SessionRecord {

@@ -115,7 +115,7 @@ try {
   await page.getByRole('heading', { name: 'Ledger' }).waitFor();
   await shot('settings-credits');
   await page.goto(`${origin}/settings/members`);
-  await page.getByRole('heading', { name: 'Add a member' }).waitFor();
+  await page.getByRole('heading', { name: 'Invite a member' }).waitFor();
   await shot('settings-members');
   // Browser sign-in of an MCP client: its consent page, then its entry under Connected apps.
   const redirect = 'http://127.0.0.1:33418/oauth/callback';

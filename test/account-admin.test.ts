@@ -95,15 +95,16 @@ describe.each(DIALECTS)('keys and members from the console on %s', (dialect) => 
     expect(withApiKey.status).toBe(401);
   });
 
-  test('members: an owner adds people with roles; a member manages nothing; the only owner stays an owner', async () => {
+  test('members: an owner invites people with roles; a member manages nothing; the only owner stays an owner', async () => {
     const owner = await signIn(OWNER.email, OWNER.password);
+    // A new person gets an account with a first password and joins by signing in with it.
     const added = await owner.call('POST', '/account/members', { email: 'Mia@Example.com', role: 'member', password: 'mia-password-1' });
-    expect(added.status).toBe(201);
-    expect(added.body).toMatchObject({ email: 'mia@example.com', role: 'member' });
-    expect((await owner.call('POST', '/account/members', { email: 'mia@example.com' })).status).toBe(409);
-    expect((await owner.call('POST', '/account/members', { email: 'nobody@example.com' })).body.detail).toContain('give a first password');
+    expect(added.status).toBe(202);
+    expect(added.body).toMatchObject({ email: 'mia@example.com', role: 'member', status: 'invited' });
     const mia = await signIn('mia@example.com', 'mia-password-1');
     expect(mia.session).toMatchObject({ role: 'member', workspace: { name: 'default' } });
+    expect((await owner.call('POST', '/account/members', { email: 'mia@example.com' })).status).toBe(409);
+    const miaId = mia.session.user.id as string;
     for (const [method, path] of [
       ['GET', '/account/keys'],
       ['POST', '/account/keys'],
@@ -125,26 +126,26 @@ describe.each(DIALECTS)('keys and members from the console on %s', (dialect) => 
       ['mia@example.com', 'member'],
     ]);
     // An admin manages keys but makes no owner.
-    const promoted = await owner.call('PATCH', `/account/members/${added.body.user_id}`, { role: 'admin' });
+    const promoted = await owner.call('PATCH', `/account/members/${miaId}`, { role: 'admin' });
     expect(promoted.body.role).toBe('admin');
     const asAdmin = await signIn('mia@example.com', 'mia-password-1');
     const miasKey = await asAdmin.call('POST', '/account/keys');
     expect(miasKey.status).toBe(201);
     expect(await withKey(miasKey.body.api_key)).toBe(200);
     const ownerId = listed.body.members[0].user_id;
-    expect((await asAdmin.call('PATCH', `/account/members/${added.body.user_id}`, { role: 'owner' })).status).toBe(403);
+    expect((await asAdmin.call('PATCH', `/account/members/${miaId}`, { role: 'owner' })).status).toBe(403);
     expect((await asAdmin.call('DELETE', `/account/members/${ownerId}`)).status).toBe(403);
     // The only owner can neither step down nor leave.
     const demote = await owner.call('PATCH', `/account/members/${ownerId}`, { role: 'member' });
     expect(demote.status).toBe(409);
     expect(demote.body.detail).toContain('only owner');
     expect((await owner.call('DELETE', `/account/members/${ownerId}`)).status).toBe(409);
-    expect((await owner.call('PATCH', `/account/members/${added.body.user_id}`, { role: 'king' })).status).toBe(422);
+    expect((await owner.call('PATCH', `/account/members/${miaId}`, { role: 'king' })).status).toBe(422);
     // Removed: Mia's sessions in this workspace stop at once, and so do the keys she made.
-    expect((await owner.call('DELETE', `/account/members/${added.body.user_id}`)).status).toBe(204);
+    expect((await owner.call('DELETE', `/account/members/${miaId}`)).status).toBe(204);
     expect((await asAdmin.call('GET', '/account/members', undefined, null)).status).toBe(401);
     expect(await withKey(miasKey.body.api_key)).toBe(401);
-    expect((await owner.call('DELETE', `/account/members/${added.body.user_id}`)).status).toBe(404);
+    expect((await owner.call('DELETE', `/account/members/${miaId}`)).status).toBe(404);
   });
 
   test('download links and inbound URLs stop with the key that made them, and with the plan’s API access', async () => {
@@ -182,5 +183,41 @@ describe.each(DIALECTS)('keys and members from the console on %s', (dialect) => 
     } finally {
       await t.service.kernel.storage.workspaces.setPlan(workspaceId, 'pro');
     }
+  });
+
+  test('an existing account is invited, never added: it joins only by accepting, and the answer never tells whether an email has an account', async () => {
+    const owner = await signIn(OWNER.email, OWNER.password);
+    // Zed has an account, in a workspace of his own.
+    const zedWorkspace = await t.service.kernel.storage.workspaces.create({ name: 'zed-co', plan: 'pro' });
+    const zedUser = await t.service.kernel.storage.users.create({
+      email: 'zed@example.com',
+      passwordHash: await Bun.password.hash('zed-password-1'),
+    });
+    await t.service.kernel.storage.users.setRole(zedWorkspace.id, zedUser?.id as string, 'owner');
+    const forZed = await owner.call('POST', '/account/members', { email: 'zed@example.com', role: 'member' });
+    const forNobody = await owner.call('POST', '/account/members', { email: 'nobody@example.com', role: 'member' });
+    const shape = (r: { status: number; body: any }) => [r.status, Object.keys(r.body).sort(), r.body.status];
+    expect(shape(forZed)).toEqual(shape(forNobody));
+    // Not a member, and the workspace is not in his OAuth picker, until he says yes.
+    const workspacesOf = async () =>
+      (await t.service.kernel.storage.users.workspacesOf(zedUser?.id as string)).map((w) => w.workspace.name);
+    expect(await workspacesOf()).toEqual(['zed-co']);
+    const listed = await owner.call('GET', '/account/members', undefined, null);
+    expect(listed.body.invitations.map((i: any) => i.email).sort()).toEqual(['nobody@example.com', 'zed@example.com']);
+    const zed = await signIn('zed@example.com', 'zed-password-1');
+    expect(zed.session.workspace.name).toBe('zed-co');
+    const mine = await zed.call('GET', '/account/invitations', undefined, null);
+    expect(mine.body.invitations).toHaveLength(1);
+    expect(mine.body.invitations[0]).toMatchObject({ workspace: { name: 'default' }, role: 'member' });
+    // Another person cannot answer it, and a forged answer (no CSRF token) changes nothing.
+    expect((await owner.call('POST', `/account/invitations/${mine.body.invitations[0].id}/accept`)).status).toBe(404);
+    expect((await zed.call('POST', `/account/invitations/${mine.body.invitations[0].id}/accept`, undefined, null)).status).toBe(403);
+    const accepted = await zed.call('POST', `/account/invitations/${mine.body.invitations[0].id}/accept`);
+    expect(accepted.status).toBe(200);
+    expect(await workspacesOf()).toEqual(['zed-co', 'default']);
+    // The owner withdraws the other one.
+    const nobody = listed.body.invitations.find((i: any) => i.email === 'nobody@example.com');
+    expect((await owner.call('DELETE', `/account/invitations/${nobody.id}`)).status).toBe(204);
+    expect((await owner.call('GET', '/account/members', undefined, null)).body.invitations).toEqual([]);
   });
 });

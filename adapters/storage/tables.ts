@@ -40,6 +40,16 @@ export interface MembershipTable {
   created_at: number;
 }
 
+/** Invitations to a workspace, accepted by the invited person (migration 024). */
+export interface InvitationTable {
+  id: string;
+  workspace_id: string;
+  email: string;
+  role: string;
+  invited_by: string;
+  created_at: number;
+}
+
 /** Console sessions: the SHA-256 of the cookie's token, never the token. */
 export interface SessionTable {
   token_hash: string;
@@ -426,6 +436,7 @@ export interface Tables {
   row_changes: RowChangeTable;
   users: UserTable;
   memberships: MembershipTable;
+  invitations: InvitationTable;
   sessions: SessionTable;
   oauth_clients: OAuthClientTable;
   oauth_codes: OAuthCodeTable;

@@ -1,6 +1,6 @@
 import { newId } from '../../core/ids.ts';
 import type { Role, User, Workspace } from '../../core/model.ts';
-import type { Member, UserRepo } from '../../core/storage.ts';
+import type { Invitation, Member, UserRepo } from '../../core/storage.ts';
 import type { Database } from './database.ts';
 
 const toUser = (r: { id: string; email: string; created_at: number }): User => ({
@@ -92,4 +92,60 @@ export class SqlUserRepo implements UserRepo {
       .execute();
     return rows.map((r) => ({ user: toUser(r), role: r.role as Role, since: Number(r.since) }));
   }
+
+  async invite(workspaceId: string, email: string, role: Role, invitedBy: string): Promise<string> {
+    const id = newId();
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('invitations').where('workspace_id', '=', workspaceId).where('email', '=', email).execute();
+      await trx
+        .insertInto('invitations')
+        .values({ id, workspace_id: workspaceId, email, role, invited_by: invitedBy, created_at: Date.now() })
+        .execute();
+    });
+    return id;
+  }
+
+  async invitationsOf(workspaceId: string): Promise<Invitation[]> {
+    const rows = await this.db
+      .selectFrom('invitations')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toInvitation);
+  }
+
+  async invitationsFor(email: string): Promise<(Invitation & { workspace: Workspace })[]> {
+    const rows = await this.db
+      .selectFrom('invitations as i')
+      .innerJoin('workspaces as w', 'w.id', 'i.workspace_id')
+      .selectAll('i')
+      .select(['w.id as w_id', 'w.name as w_name', 'w.plan as w_plan', 'w.created_at as w_created_at'])
+      .where('i.email', '=', email)
+      .orderBy('i.created_at')
+      .execute();
+    return rows.map((r) => ({ ...toInvitation(r), workspace: toWorkspaceOf(r) }));
+  }
+
+  async takeInvitation(id: string, email: string): Promise<Invitation | undefined> {
+    const row = await this.db.selectFrom('invitations').selectAll().where('id', '=', id).where('email', '=', email).executeTakeFirst();
+    if (!row) return undefined;
+    const r = await this.db.deleteFrom('invitations').where('id', '=', id).where('email', '=', email).executeTakeFirst();
+    // Of two answers at once, one takes it.
+    return Number(r.numDeletedRows) > 0 ? toInvitation(row) : undefined;
+  }
+
+  async withdrawInvitation(workspaceId: string, id: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('invitations').where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
 }
+
+const toInvitation = (r: { id: string; workspace_id: string; email: string; role: string; created_at: number }): Invitation => ({
+  id: r.id,
+  workspaceId: r.workspace_id,
+  email: r.email,
+  role: r.role as Role,
+  createdAt: Number(r.created_at),
+});

@@ -87,7 +87,22 @@ export function accountRoutes(kernel: Kernel) {
     )
     .post(
       '/account/members',
-      route(201, async (found, r) => admin.addMember(storage, found, await jsonBody(r))),
+      route(202, async (found, r) => admin.addMember(storage, found, await jsonBody(r))),
+      hidden,
+    )
+    .get(
+      '/account/invitations',
+      route(200, (found) => admin.myInvitations(storage, found), false),
+      hidden,
+    )
+    .post(
+      '/account/invitations/:id/accept',
+      route(200, (found, _r, p) => admin.acceptInvitation(storage, found, p.id ?? '')),
+      hidden,
+    )
+    .delete(
+      '/account/invitations/:id',
+      route(204, (found, _r, p) => admin.dropInvitation(storage, found, p.id ?? '')),
       hidden,
     )
     .patch(

@@ -82,8 +82,17 @@ export async function signIn(kernel: Kernel, input: { email: unknown; password: 
   const ok = await Bun.password.verify(candidate || ' ', user?.passwordHash ?? (await dummyHash));
   if (!user || !ok || !candidate) throw new ServiceError('unauthorized', WRONG_CREDENTIALS);
   await returnAttempt(kernel, email, input.address);
-  const [first] = await kernel.storage.users.workspacesOf(user.id);
-  if (!first) throw new ServiceError('forbidden', 'Your account belongs to no workspace yet: ask an owner of one to add you');
+  let [first] = await kernel.storage.users.workspacesOf(user.id);
+  if (!first) {
+    // Someone in no workspace yet (a new account, made for an invitation) joins the workspace that
+    // invited them by signing in; people already in one accept from Settings → Members.
+    const [invitation] = await kernel.storage.users.invitationsFor(user.email);
+    if (invitation && (await kernel.storage.users.takeInvitation(invitation.id, user.email))) {
+      await kernel.storage.users.setRole(invitation.workspaceId, user.id, invitation.role);
+      [first] = await kernel.storage.users.workspacesOf(user.id);
+    }
+  }
+  if (!first) throw new ServiceError('forbidden', 'Your account belongs to no workspace yet: ask an owner of one to invite you');
   const token = randomBytes(32).toString('base64url');
   const now = Date.now();
   const session = {

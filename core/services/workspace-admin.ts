@@ -103,7 +103,12 @@ export async function revokeKey(storage: Storage, found: FoundSession, rawPrefix
 
 export async function listMembers(storage: Storage, found: FoundSession) {
   const members = await storage.users.members(found.workspace.id);
-  return { members: members.map((m) => ({ user_id: m.user.id, email: m.user.email, role: m.role, since: iso(m.since) })) };
+  // Invitations not yet accepted, for those who may add people.
+  const invited = found.role === 'member' ? [] : await storage.users.invitationsOf(found.workspace.id);
+  return {
+    members: members.map((m) => ({ user_id: m.user.id, email: m.user.email, role: m.role, since: iso(m.since) })),
+    invitations: invited.map((i) => ({ id: i.id, email: i.email, role: i.role, invited_at: iso(i.createdAt) })),
+  };
 }
 
 /** Whether `found` may give or take `role` (only owners make or unmake owners). */
@@ -113,26 +118,58 @@ function mayHandle(found: FoundSession, role: Role): void {
 }
 
 /**
- * Adds a person by email with a role. Someone without an account gets one, with the password the
- * owner or admin gives them (they change it with the admin CLI for now); without a password, 404.
+ * Invites a person by email with a role: they join when they accept, signed in as themselves — no
+ * one is put in a workspace without saying yes. The answer is the same whether the email has an
+ * account or not (it tells nothing about other people's accounts). A `password` creates the account
+ * of an email that has none, so that a new person can sign in and accept; an existing account's
+ * password is never touched.
  */
 export async function addMember(storage: Storage, found: FoundSession, body: { email?: unknown; role?: unknown; password?: unknown }) {
   const email = normalizeEmail(body.email);
   const role = checkRole(body.role ?? 'member');
   mayHandle(found, role);
-  let user = await storage.users.findByEmail(email);
-  if (!user) {
-    if (body.password === undefined) {
-      throw new ServiceError('not_found', `No account for ${email}: give a first password to create one`);
-    }
-    const created = await storage.users.create({ email, passwordHash: await hashPassword(checkPassword(body.password)) });
-    user = created && { ...created, passwordHash: '' };
-    if (!user) throw new ServiceError('conflict', `An account for ${email} was just created; add it again`);
-  }
-  const already = (await storage.users.members(found.workspace.id)).find((m) => m.user.id === user.id);
+  const passwordHash = body.password === undefined ? undefined : await hashPassword(checkPassword(body.password));
+  const members = await storage.users.members(found.workspace.id);
+  const already = members.find((m) => m.user.email === email);
   if (already) throw new ServiceError('conflict', `${email} is already a member (${already.role}); change the role instead`);
-  await storage.users.setRole(found.workspace.id, user.id, role);
-  return { user_id: user.id, email, role };
+  if (passwordHash && !(await storage.users.findByEmail(email))) {
+    await storage.users.create({ email, passwordHash }); // undefined when made meanwhile: the invitation stands either way
+  }
+  const id = await storage.users.invite(found.workspace.id, email, role, found.user.id);
+  return { invitation_id: id, email, role, status: 'invited' as const };
+}
+
+/** The invitations waiting for the signed-in person, in every workspace. */
+export async function myInvitations(storage: Storage, found: FoundSession) {
+  const invitations = await storage.users.invitationsFor(found.user.email);
+  return {
+    invitations: invitations.map((i) => ({
+      id: i.id,
+      workspace: { id: i.workspace.id, name: i.workspace.name },
+      role: i.role,
+      invited_at: iso(i.createdAt),
+    })),
+  };
+}
+
+/** Accepts an invitation to the signed-in person: they join its workspace with its role. */
+export async function acceptInvitation(storage: Storage, found: FoundSession, id: string) {
+  const invitation = await storage.users.takeInvitation(id, found.user.email);
+  if (!invitation) throw new ServiceError('not_found', 'No such invitation for you (withdrawn, or answered already)');
+  if (!(await storage.workspaces.get(invitation.workspaceId)))
+    throw new ServiceError('not_found', 'The workspace of this invitation is gone');
+  const current = (await storage.users.members(invitation.workspaceId)).find((m) => m.user.id === found.user.id);
+  if (!current) await storage.users.setRole(invitation.workspaceId, found.user.id, invitation.role);
+  return { workspace_id: invitation.workspaceId, role: current?.role ?? invitation.role };
+}
+
+/** Declines an invitation to the signed-in person, or withdraws one of this workspace (owners and admins). */
+export async function dropInvitation(storage: Storage, found: FoundSession, id: string): Promise<void> {
+  if (await storage.users.takeInvitation(id, found.user.email)) return;
+  requireManager(found);
+  if (!(await storage.users.withdrawInvitation(found.workspace.id, id))) {
+    throw new ServiceError('not_found', 'No such invitation (withdrawn, or answered already)');
+  }
 }
 
 async function memberOrFail(storage: Storage, found: FoundSession, userId: string) {

@@ -458,16 +458,27 @@ describe('the console in Chromium', () => {
     await accessible(page, 'credits page');
   });
 
-  test('Settings → Members: add a person with a first password, make them admin, remove them', async () => {
+  test('Settings → Members: invite a new person with a first password; they join by signing in; make them admin, remove them', async () => {
     await page.goto(`${origin}/settings/members`);
-    await page.getByRole('heading', { name: 'Add a member' }).waitFor();
+    await page.getByRole('heading', { name: 'Invite a member' }).waitFor();
     await accessible(page, 'members page');
     await page.getByLabel('Email').fill('new.person@example.com');
-    await page.getByLabel('First password (for someone without an account)').fill('short');
-    await page.getByRole('button', { name: 'Add member' }).click();
+    await page.getByLabel('First password (for someone new: they sign in with it)').fill('short');
+    await page.getByRole('button', { name: 'Invite' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('8 to 1024 characters');
-    await page.getByLabel('First password (for someone without an account)').fill('a-good-first-password');
-    await page.getByRole('button', { name: 'Add member' }).click();
+    await page.getByLabel('First password (for someone new: they sign in with it)').fill('a-good-first-password');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Invitation sent to new.person@example.com');
+    await page.getByRole('button', { name: 'Withdraw the invitation of new.person@example.com' }).waitFor();
+    await accessible(page, 'members page with an invitation');
+    // They sign in with the first password, and so join.
+    const signedIn = await fetch(`${origin}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'new.person@example.com', password: 'a-good-first-password' }),
+    });
+    expect(signedIn.status).toBe(200);
+    await page.reload();
     const role = page.getByLabel('Role of new.person@example.com');
     await role.waitFor();
     await role.selectOption('admin');

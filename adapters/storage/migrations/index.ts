@@ -20,6 +20,7 @@ import { uniqueKeys } from './018-unique-keys.ts';
 import { webhooks } from './019-webhooks.ts';
 import { schedules } from './020-schedules.ts';
 import { credentialMakers } from './023-credential-makers.ts';
+import { invitations } from './024-invitations.ts';
 import { jobTenants } from './022-job-tenants.ts';
 import { uploads } from './021-uploads.ts';
 
@@ -50,6 +51,7 @@ export function migrationProvider(types: SchemaTypes): MigrationProvider {
         '021-uploads': uploads(types),
         '022-job-tenants': jobTenants(),
         '023-credential-makers': credentialMakers(),
+        '024-invitations': invitations(types),
       };
     },
   };

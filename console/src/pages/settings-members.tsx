@@ -10,20 +10,40 @@ interface Member {
   since: string;
 }
 
+interface Invitation {
+  id: string;
+  email: string;
+  role: string;
+  invited_at: string;
+}
+
+interface MyInvitation {
+  id: string;
+  workspace: { id: string; name: string };
+  role: string;
+}
+
 const ROLES = ['member', 'admin', 'owner'] as const;
 
 /** `/settings/members`: who is in the workspace; owners and admins add people and set roles. */
 export function MembersPage() {
   const [members, setMembers] = useState<Member[] | undefined>();
+  const [invitations, setInvitations] = useState<Invitation[]>([]);
+  const [mine, setMine] = useState<MyInvitation[]>([]);
+  const [notice, setNotice] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [fields, setFields] = useState<Record<string, string>>({});
   const [form, setForm] = useState({ email: '', role: 'member', password: '' });
   const me = session();
   const manager = me.role !== 'member';
   const reload = () =>
-    account<{ members: Member[] }>('GET', '/members')
-      .then((a) => setMembers(a.members))
-      .catch((e: ApiError) => setError(e.message));
+    Promise.all([
+      account<{ members: Member[]; invitations: Invitation[] }>('GET', '/members').then((a) => {
+        setMembers(a.members);
+        setInvitations(a.invitations ?? []);
+      }),
+      account<{ invitations: MyInvitation[] }>('GET', '/invitations').then((a) => setMine(a.invitations)),
+    ]).catch((e: ApiError) => setError(e.message));
   useEffect(() => void reload(), []);
   const act = async (run: () => Promise<unknown>) => {
     setError(undefined);
@@ -41,12 +61,35 @@ export function MembersPage() {
   const add = async (e: Event) => {
     e.preventDefault();
     const body = { email: form.email, role: form.role, ...(form.password ? { password: form.password } : {}) };
-    if (await act(() => account('POST', '/members', body))) setForm({ email: '', role: 'member', password: '' });
+    setNotice(undefined);
+    if (await act(() => account('POST', '/members', body))) {
+      setNotice(`Invitation sent to ${form.email.trim().toLowerCase()}: they join when they accept it (a new person, by signing in).`);
+      setForm({ email: '', role: 'member', password: '' });
+    }
   };
   return (
     <main class="page">
       <h1>Settings · Members</h1>
       <ErrorNote message={error} />
+      {notice && <p role="status">{notice}</p>}
+      {mine.length > 0 && (
+        <ListTable caption="Invitations to you" headings={['Workspace', 'Role']} actions>
+          {mine.map((i) => (
+            <tr key={i.id}>
+              <td>{i.workspace.name}</td>
+              <td>{i.role}</td>
+              <td>
+                <button type="button" class="primary" onClick={() => act(() => account('POST', `/invitations/${i.id}/accept`))}>
+                  Accept {i.workspace.name}
+                </button>{' '}
+                <button type="button" onClick={() => act(() => account('DELETE', `/invitations/${i.id}`))}>
+                  Decline {i.workspace.name}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </ListTable>
+      )}
       {members && (
         <ListTable caption="Members of this workspace" headings={['Email', 'Role', 'Since']} actions>
           {members.map((m) => (
@@ -86,9 +129,30 @@ export function MembersPage() {
           ))}
         </ListTable>
       )}
+      {manager && invitations.length > 0 && (
+        <ListTable caption="Invited, not yet accepted" headings={['Email', 'Role', 'Invited']} actions>
+          {invitations.map((i) => (
+            <tr key={i.id}>
+              <td>{i.email}</td>
+              <td>{i.role}</td>
+              <td>{new Date(i.invited_at).toLocaleDateString()}</td>
+              <td>
+                <button
+                  type="button"
+                  class="danger"
+                  aria-label={`Withdraw the invitation of ${i.email}`}
+                  onClick={() => act(() => account('DELETE', `/invitations/${i.id}`))}
+                >
+                  Withdraw
+                </button>
+              </td>
+            </tr>
+          ))}
+        </ListTable>
+      )}
       {manager && (
         <form class="stack" onSubmit={add}>
-          <h2>Add a member</h2>
+          <h2>Invite a member</h2>
           <label for="member-email">Email</label>
           <input
             id="member-email"
@@ -107,7 +171,7 @@ export function MembersPage() {
               </option>
             ))}
           </select>
-          <label for="member-password">First password (for someone without an account)</label>
+          <label for="member-password">First password (for someone new: they sign in with it)</label>
           <input
             id="member-password"
             type="password"
@@ -118,7 +182,7 @@ export function MembersPage() {
           />
           {fields.password && <span class="field-error">{fields.password}</span>}
           <button type="submit" class="primary">
-            Add member
+            Invite
           </button>
         </form>
       )}
