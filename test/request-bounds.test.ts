@@ -49,6 +49,32 @@ describe.each(DIALECTS)('bounded request work on %s', (dialect) => {
     expect(one.status).toBe(422);
   });
 
+  test('a body nested a million levels deep is refused in one pass (REST and inbound URLs), never a 500', async () => {
+    const made = await t.api('POST', '/projects', { body: { builder_id: 'csv_import_builder', form_data: { csv_text: 'Name\nAcme' } } });
+    const pid = made.body.project_id;
+    await t.api('GET', `/projects/${pid}/wait?wait_seconds=10`);
+    const deep = `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`;
+    const headers = { 'service-api-key': t.key, 'content-type': 'application/json' };
+    const rest = await t.api('POST', `/projects/${pid}/rows`, { rawBody: `{"company":{"Name":${deep}}}`, headers });
+    expect(rest.status).toBeGreaterThanOrEqual(400);
+    expect(rest.status).toBeLessThan(500);
+    expect(JSON.stringify(rest.body)).toContain('deeper than 64 levels');
+    const inbound = (await t.api('POST', `/projects/${pid}/inbound`, { body: {} })).body.url as string;
+    const viaUrl = await fetch(inbound, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"Name":${deep}}` });
+    expect(viaUrl.status).toBe(422);
+    expect(JSON.stringify(await viaUrl.json())).toContain('deeper than 64 levels');
+    // Sixty-four levels are fine: a cell may hold a nested record.
+    const ok = `${'['.repeat(60)}1${']'.repeat(60)}`;
+    expect((await t.api('POST', `/projects/${pid}/rows`, { rawBody: `{"company":{"Name":${ok}}}`, headers })).status).toBe(201);
+    // An inbound body's numbers are read exactly, as on POST rows.
+    const rounded = await fetch(inbound, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"Name":12345678901234567890}',
+    });
+    expect(rounded.status).toBe(422);
+  });
+
   test('__proto__, constructor and prototype cannot name a column: a clear refusal, never a dropped value or a 500', async () => {
     for (const name of ['__proto__', 'constructor', 'prototype']) {
       const made = await t.api('POST', '/projects', {

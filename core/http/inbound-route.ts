@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia';
+import { inexactNumberError, parseJsonExactly } from '../schema/exact-json.ts';
 import { ServiceError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
@@ -82,12 +83,18 @@ export function inboundRoute(kernel: Kernel) {
         const bytes = await readBodyLimited(request, max).catch((e) => {
           throw e instanceof BodyTooLarge ? new ServiceError('payload_too_large', `The body is over ${max} bytes (MAX_BODY_BYTES)`) : e;
         });
-        let body: unknown;
+        let parsed: ReturnType<typeof parseJsonExactly>;
         try {
-          body = JSON.parse(new TextDecoder().decode(bytes));
-        } catch {
-          throw new ServiceError('parse_error', 'The body is not valid JSON: send a company map or an array of them');
+          parsed = parseJsonExactly(new TextDecoder().decode(bytes));
+        } catch (e) {
+          throw new ServiceError(
+            'parse_error',
+            `The body is not valid JSON (${(e as Error).message}): send a company map or an array of them`,
+          );
         }
+        // As on POST rows: a number JSON would change is refused, not stored rounded.
+        if (parsed.inexact) throw inexactNumberError('The body', parsed.inexact, 422);
+        const body = parsed.value;
         const out = await receiveInbound(kernel, target, body);
         return Response.json(out.body, {
           status: 201,

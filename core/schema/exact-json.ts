@@ -35,8 +35,37 @@ export interface InexactNumber {
   source: string;
 }
 
-/** Parses JSON text (throwing SyntaxError when it is not JSON); answers the first number it would change, if any. */
+/** Arrays and objects one JSON document may nest: far more than any row, form or argument needs. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether the text nests arrays and objects at most `max` deep: one pass, no recursion, so a body
+ * of a million `[` is refused in a millisecond instead of overflowing a stack further on.
+ */
+function nestsWithin(text: string, max: number): boolean {
+  if (text.length <= max) return true;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // a backslash escapes the next character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > max) return false;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return true;
+}
+
+/**
+ * Parses JSON text (throwing SyntaxError when it is not JSON, or nests deeper than MAX_JSON_DEPTH);
+ * answers the first number it would change, if any.
+ */
 export function parseJsonExactly(text: string): { value: unknown; inexact: InexactNumber | null } {
+  if (!nestsWithin(text, MAX_JSON_DEPTH)) throw new SyntaxError(`it nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels`);
   if (!MAYBE_INEXACT.test(text)) return { value: JSON.parse(text), inexact: null };
   let inexact: InexactNumber | null = null;
   const value = JSON.parse(text, (key, v: unknown, context?: { source?: string }) => {
