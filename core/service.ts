@@ -139,7 +139,14 @@ export function startWorkers(kernel: Kernel): () => void {
         payloadSchema: BuilderRunPayload,
       },
       [ENRICH_JOB]: {
-        handler: (job, ctx) => whileProjectLives(kernel, projectOf(job), ctx, (c) => runEnrichmentJob(kernel, job, c)),
+        handler: (job, ctx) =>
+          whileProjectLives(
+            kernel,
+            projectOf(job),
+            ctx,
+            (c) => runEnrichmentJob(kernel, job, c),
+            (job.payload as { col_no: number }).col_no,
+          ),
         payloadSchema: EnrichPayloadSchema,
       },
       [ICP_SCORE_JOB]: { handler: (job, ctx) => runIcpScoreJob(kernel, job, ctx), payloadSchema: IcpScorePayload },

@@ -240,6 +240,8 @@ export interface ProjectRepo {
   columns(project: Project | number): Promise<Column[]>;
   /** Adds a column (422 when the name is taken); existing rows get its empty cell. */
   addColumn(projectPk: number, column: NewColumn): Promise<Column>;
+  /** Deletes a live column (false: none of that number); the project's column caches on every process read it anew. */
+  deleteColumn(projectPk: number, colNo: number): Promise<boolean>;
   setSavedFilters(pk: number, filterGroups: unknown[]): Promise<void>;
   /** The project's settings (JSON), when its unique columns stay as they are (else RowRepo.replaceKeys). */
   setSettings(pk: number, settings: string): Promise<void>;

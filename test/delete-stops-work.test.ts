@@ -18,7 +18,7 @@ const MODES = [
   ...(DIALECTS.includes('sqlite') ? [['sqlite', 'job thread'] as const] : []),
 ];
 
-describe.each(MODES)('deleting a project stops its work on %s (%s)', (dialect, mode) => {
+describe.each(MODES)('deleting a project or a column stops its work on %s (%s)', (dialect, mode) => {
   let t: TestService;
   let worker: Subprocess | undefined;
   beforeAll(async () => {
@@ -82,5 +82,51 @@ describe.each(MODES)('deleting a project stops its work on %s (%s)', (dialect, m
       const s = await t.service.kernel.queue.stats();
       return s.running + s.waiting + s.pending === 0;
     }, 15_000);
+  }, 60_000);
+
+  test('deleting a column stops its tool call at once; a column the key or another column reads is a 409', async () => {
+    const made = await t.api('POST', '/projects', {
+      body: {
+        builder_id: 'csv_import_builder',
+        form_data: { csv_text: `Name,Domain\n${Array.from({ length: 20 }, (_, i) => `R${i},r${i}.example.com`).join('\n')}` },
+      },
+    });
+    const pid = made.body.project_id;
+    await t.api('GET', `/projects/${pid}/wait?wait_seconds=20`);
+    const cols = async () => (await t.api('GET', `/projects/${pid}/columns`)).body as { name: string; col_id: string }[];
+    const idOf = async (name: string) => (await cols()).find((c) => c.name === name)?.col_id as string;
+    // Read by another column, or in the unique key: refused, naming why, and nothing changes.
+    await t.api('POST', `/projects/${pid}/columns`, {
+      body: { name: 'Upper', tool_id: 'formula', config: { expression: '$uppercase(Domain)' } },
+    });
+    await t.api('POST', `/projects/${pid}/columns`, {
+      body: { name: 'Reads', tool_id: 'slow_tool', config: { text: '{{Name}}', delay_ms: 1 } },
+    });
+    const read = await t.api('DELETE', `/projects/${pid}/columns/${await idOf('Name')}`);
+    expect(read.status).toBe(409);
+    expect(read.body.detail.message).toContain('"Reads" reads "Name"');
+    await t.api('PUT', `/projects/${pid}/settings`, { body: { unique_columns: ['Domain'] } });
+    const keyed = await t.api('DELETE', `/projects/${pid}/columns/${await idOf('Domain')}`);
+    expect(keyed.status).toBe(409);
+    expect(keyed.body.detail.message).toContain('unique key');
+    // A column whose tool waits 60 s: deleted, its job ends now, and the column is gone everywhere.
+    const slow = await t.api('POST', `/projects/${pid}/columns`, {
+      body: { name: 'Slow', tool_id: 'slow_tool', config: { text: '{{Name}}', delay_ms: 60_000 } },
+    });
+    await t.api('POST', `/projects/${pid}/columns/run`, { body: { col_ids: [slow.body.col_id] } });
+    await until(async () => (await running(pid, 'Slow')) > 0, 20_000);
+    expect((await t.api('DELETE', `/projects/${pid}/columns/${slow.body.col_id}`)).status).toBe(200);
+    await until(async () => {
+      const s = await t.service.kernel.queue.stats();
+      return s.running + s.waiting + s.pending === 0;
+    }, 15_000);
+    expect((await cols()).map((c) => c.name)).toEqual(['Name', 'Domain', 'Upper', 'Reads']);
+    const rows = (await t.api('GET', `/projects/${pid}/rows?page_size=5`)).body.rows;
+    expect(Object.keys(rows[0].company)).not.toContain('Slow');
+    expect((await t.api('DELETE', `/projects/${pid}/columns/${slow.body.col_id}`)).status).toBe(404);
+    // A column of the same name can be made again.
+    expect(
+      (await t.api('POST', `/projects/${pid}/columns`, { body: { name: 'Slow', tool_id: 'formula', config: { expression: '1' } } })).status,
+    ).toBe(201);
   }, 60_000);
 });

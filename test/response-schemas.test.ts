@@ -272,7 +272,19 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
     await mcp('delete_inbound_url', { project_id: projectId });
   });
 
-  test('deletes: rows and projects', async () => {
+  test('deletes: columns, rows and projects', async () => {
+    const extra = await rest('create_column', `/projects/${projectId}/columns`, {
+      name: 'To delete (REST)',
+      tool_id: 'formula',
+      config: { expression: '1' },
+    });
+    await rest('delete_column', `/projects/${projectId}/columns/${extra.col_id}`);
+    const other = await rest('create_column', `/projects/${projectId}/columns`, {
+      name: 'To delete (MCP)',
+      tool_id: 'formula',
+      config: { expression: '2' },
+    });
+    await mcp('delete_column', { project_id: projectId, col_id: other.col_id });
     const page = await rest('get_project_rows', `/projects/${projectId}/rows?page_size=2`);
     await rest('search_project_rows', `/projects/${projectId}/rows/search`, { page_size: 2, sort_rules: [] });
     await rest('delete_rows', `/projects/${projectId}/rows`, { row_ids: [page.rows[0].id] });

@@ -299,6 +299,27 @@ export class SqlProjectRepo implements ProjectRepo {
     });
   }
 
+  async deleteColumn(projectPk: number, colNo: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const now = Date.now();
+      const r = await trx
+        .updateTable('project_columns')
+        .set({ deleted_at: now })
+        .where('project_pk', '=', projectPk)
+        .where('col_no', '=', colNo)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return false;
+      // The column number moves on: every process's cached columns of this project are stale now.
+      await trx
+        .updateTable('projects')
+        .set((eb) => ({ next_col_no: eb('next_col_no', '+', 1), updated_at: now }))
+        .where('pk', '=', projectPk)
+        .execute();
+      return true;
+    });
+  }
+
   async setSavedFilters(pk: number, filterGroups: unknown[]): Promise<void> {
     await this.db
       .updateTable('projects')

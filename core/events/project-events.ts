@@ -11,8 +11,11 @@ export type ProjectEvent =
   | { type: 'rows'; added: number; deleted: number }
   | { type: 'builder'; status: Project['builderStatus']; progress: Project['builderProgress'] | null; error: string | null }
   | { type: 'columns' }
-  /** The project was deleted: its streams end, and every process stops the work it runs for it. */
-  | { type: 'deleted' };
+  /**
+   * The project was deleted (its streams end), or with `colNo` one of its columns: every process
+   * stops the work it runs for it.
+   */
+  | { type: 'deleted'; colNo?: number };
 
 /** An event with its id: ids increase, and `Last-Event-ID` resumes after one. */
 export interface StoredEvent {

@@ -61,6 +61,11 @@ export function publishingStorage(storage: Storage, events: ProjectEventBus): St
         await projects.softDelete(...args);
         events.publish(args[0], { type: 'deleted' });
       },
+      deleteColumn: async (...args: Parameters<typeof projects.deleteColumn>) => {
+        const deleted = await projects.deleteColumn(...args);
+        if (deleted) events.publish(args[0], { type: 'deleted', colNo: args[1] });
+        return deleted;
+      },
       addColumn: async (...args: Parameters<typeof projects.addColumn>) => {
         const column = await projects.addColumn(...args);
         events.publish(args[0], { type: 'columns' });

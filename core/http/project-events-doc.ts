@@ -19,7 +19,7 @@ const STREAM = `A Server-Sent Events stream (text/event-stream). Each event has 
   \`value\` and \`error\`) or statuses moved (\`queued\`, \`running\`…, without them);
 - \`rows\`: \`{"added", "deleted"}\`;
 - \`builder\`: \`{"builder_status": {"type", "error_message", "progress"}}\`, as GET /projects/{project_id} shows it;
-- \`columns\`: \`{}\` — a column was added (read the project for it);
+- \`columns\`: \`{}\` — a column was added or deleted (read the project for it);
 - \`deleted\`: \`{"detail"}\` — the project was deleted; the stream ends after it;
 - \`reset\`: the events after your \`Last-Event-ID\` are no longer kept: read the project and its rows again.
 

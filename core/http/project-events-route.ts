@@ -40,7 +40,8 @@ function wire(event: ProjectEvent, colIds: Map<number, string>): { name: string;
     case 'columns':
       return { name: 'columns', data: {} };
     case 'deleted':
-      return { name: 'deleted', data: { detail: 'The project was deleted' } };
+      // A deleted column changes the columns; a deleted project ends the stream.
+      return event.colNo === undefined ? { name: 'deleted', data: { detail: 'The project was deleted' } } : { name: 'columns', data: {} };
   }
 }
 
@@ -100,10 +101,10 @@ function stream(kernel: Kernel, project: Project, lastEventId: string | undefine
       let chain = Promise.resolve();
       const onEvent = (e: StoredEvent) => {
         chain = chain.then(async () => {
-          if (e.event.type === 'columns') colIds = await columnIds().catch(() => colIds);
+          if (e.event.type === 'columns' || e.event.type === 'deleted') colIds = await columnIds().catch(() => colIds);
           const { name, data } = wire(e.event, colIds);
           send(`id: ${e.id}\nevent: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
-          if (e.event.type === 'deleted') end(); // nothing more will come: the connection goes back to the pool
+          if (e.event.type === 'deleted' && e.event.colNo === undefined) end(); // nothing more will come
         });
       };
       const onReset = () => {

@@ -3,14 +3,15 @@ import type { JobContext } from './queue.ts';
 
 /** Why a job's work stopped: its project was deleted (the message a stopped evaluation shows). */
 export class ProjectDeletedError extends Error {
-  constructor() {
-    super('the project was deleted');
+  constructor(what = 'the project') {
+    super(`${what} was deleted`);
     this.name = 'ProjectDeletedError';
   }
 }
 
 /**
- * Runs a job of one project with a signal that also aborts when the project is deleted — on this
+ * Runs a job of one project (and, given `colNo`, of one column) with a signal that also aborts when
+ * the project or that column is deleted — on this
  * process or any other (the deletion is a project event) — so its provider calls, pages and
  * sandboxed evaluations stop at once instead of running on for a project nobody will read. A job
  * stopped that way ends done: there is nothing to retry.
@@ -20,6 +21,7 @@ export async function whileProjectLives(
   projectPk: number,
   ctx: JobContext,
   run: (ctx: JobContext) => Promise<void>,
+  colNo?: number,
 ): Promise<void> {
   const controller = new AbortController();
   const onJobAbort = () => controller.abort(ctx.signal.reason);
@@ -27,7 +29,9 @@ export async function whileProjectLives(
   else ctx.signal.addEventListener('abort', onJobAbort, { once: true });
   const unwatch = kernel.events.watch(projectPk, undefined, {
     onEvent: (e) => {
-      if (e.event.type === 'deleted') controller.abort(new ProjectDeletedError());
+      if (e.event.type !== 'deleted') return;
+      if (e.event.colNo === undefined) controller.abort(new ProjectDeletedError());
+      else if (e.event.colNo === colNo) controller.abort(new ProjectDeletedError('the column'));
     },
     onReset: () => {},
   });

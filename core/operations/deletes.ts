@@ -3,6 +3,7 @@ import { runScopeOf, settleBuilderCredits } from '../credits/charges.ts';
 import { EXAMPLE_IDS } from './examples.ts';
 import { defineOperation } from './operation.ts';
 import { ProjectIdParams } from './schemas.ts';
+import { deleteColumn } from '../services/columns.ts';
 
 export const deleteProject = defineOperation({
   name: 'delete_project',
@@ -47,4 +48,25 @@ export const deleteRows = defineOperation({
     const seqs = [...new Set(body.row_ids.filter((id) => /^[1-9]\d{0,15}$/.test(id)).map(Number))];
     return { deleted: await kernel.storage.rows.softDelete(project.pk, seqs) };
   },
+});
+
+export const deleteColumnOp = defineOperation({
+  name: 'delete_column',
+  summary: 'Delete a column',
+  description:
+    'Deletes a column of a project, with its values. Work running for it stops on every process (tool calls, sandboxed formulas) and what was queued for it does nothing. A column in the unique key, or read by another column’s config, is a 409 naming what to change first. This cannot be undone through the API.',
+  hint: 'destructive',
+  method: 'DELETE',
+  path: '/projects/{project_id}/columns/{col_id}',
+  params: Type.Object({
+    project_id: Type.String({ description: 'Project UUID.' }),
+    col_id: Type.String({ description: 'The column’s col_id (list_columns).' }),
+  }),
+  project: true,
+  response: Type.Object({ deleted: Type.Literal(true) }),
+  errors: {
+    409: 'The column is in the project’s unique key, or another column reads it: the detail names them. Nothing changed.',
+  },
+  example: { params: { project_id: EXAMPLE_IDS.project, col_id: EXAMPLE_IDS.ratingColumn }, response: { deleted: true } },
+  handler: async ({ kernel, project, params }) => deleteColumn(kernel, project, params.col_id),
 });

@@ -1,7 +1,7 @@
 import { listBuilders } from './builders.ts';
 import { createColumnOp, estimateColumnsOp, listColumns, runPendingColumns } from './columns.ts';
 import { getCredits } from './credits.ts';
-import { deleteProject, deleteRows } from './deletes.ts';
+import { deleteColumnOp, deleteProject, deleteRows } from './deletes.ts';
 import { getFilters, setFilters } from './filters.ts';
 import { createIcpOp, deleteIcp, getIcp, getIcpScoreRun, listIcps, scoreIcp, updateIcpOp } from './icps.ts';
 import type { AnyOperation } from './operation.ts';
@@ -47,6 +47,7 @@ export const operations: AnyOperation[] = [
   deleteRows,
   listColumns,
   createColumnOp,
+  deleteColumnOp,
   runPendingColumns,
   estimateColumnsOp,
   getFilters,

@@ -4,6 +4,7 @@ import type { Kernel } from '../kernel.ts';
 import type { CellStatus, Column, Project, WaterfallStep } from '../model.ts';
 import type { ColumnView } from '../operations/schemas.ts';
 import { compileCondition } from '../columns/run-condition.ts';
+import { columnsReadBy } from '../columns/column-steps.ts';
 import { referencedColumns } from '../columns/templates.ts';
 import { valueBytes } from '../rows/cell-limits.ts';
 import { schemaErrors } from '../schema/validate.ts';
@@ -255,4 +256,32 @@ export async function runColumns(
     queued += seqs.length;
   }
   return { queued, ...(input.max_credits !== undefined ? { max_credits: input.max_credits } : {}) };
+}
+
+/**
+ * DELETE …/columns/{col_id}: the column goes, with its values; a column that the unique key or
+ * another column's config still names is a 409 saying what to change first (nothing changes).
+ * The deletion is a project event: every process stops the work it runs for the column.
+ */
+export async function deleteColumn(kernel: Kernel, project: Project, colId: string): Promise<{ deleted: true }> {
+  const columns = await kernel.storage.projects.columns(project);
+  const column = columns.find((c) => c.id === colId);
+  if (!column) throw new ServiceError('not_found', `Column ${colId} not found in this project (list_columns names them)`);
+  if (project.settings.uniqueColumns.includes(column.name)) {
+    throw new ServiceError('conflict', {
+      message: `"${column.name}" is in the project's unique key: take it out first (update_project_settings)`,
+      unique_columns: project.settings.uniqueColumns,
+    });
+  }
+  const readers = columns.filter((c) => c.id !== colId && c.type === 'tool' && columnsReadBy(c).has(column.name)).map((c) => c.name);
+  if (readers.length) {
+    throw new ServiceError('conflict', {
+      message: `${readers.map((n) => `"${n}"`).join(', ')} read${readers.length === 1 ? 's' : ''} "${column.name}": delete or change ${readers.length === 1 ? 'it' : 'them'} first`,
+      read_by: readers,
+    });
+  }
+  if (!(await kernel.storage.projects.deleteColumn(project.pk, column.no))) {
+    throw new ServiceError('not_found', `Column ${colId} not found in this project (deleted meanwhile)`);
+  }
+  return { deleted: true };
 }
