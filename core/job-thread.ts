@@ -13,7 +13,7 @@ import { resumeUnfinishedWork } from './jobs/resume-unfinished.ts';
 import type { EnqueueOptions } from './jobs/queue.ts';
 import type { Kernel } from './kernel.ts';
 import { log } from './log.ts';
-import { createKernel, startWorkers } from './service.ts';
+import { closeKernel, createKernel, startWorkers } from './service.ts';
 
 declare const self: Worker;
 
@@ -48,11 +48,7 @@ async function start(config: Parameters<typeof createKernel>[0]): Promise<void> 
 /** Stops taking jobs, lets running ones finish within their grace, and closes what the thread opened. */
 async function close(k: Kernel): Promise<void> {
   stop();
-  await k.queue.close();
-  await k.expressions.close();
-  await k.rateLimiter.close();
-  await k.statsBoard.close();
-  await k.storage.close();
+  await closeKernel(k);
 }
 
 async function call(k: Kernel, method: string, args: unknown[]): Promise<unknown> {

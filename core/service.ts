@@ -225,12 +225,17 @@ export async function startService(config: Config, options: { rest?: boolean; mc
       await Promise.all([server?.stop(), mcp?.stop()]);
       stopRelay();
       stopPublishing();
-      await kernel.queue.close();
-      await kernel.expressions.close();
-      await kernel.rateLimiter.close();
-      await kernel.statsBoard.close();
-      await kernel.events.close();
-      await kernel.storage.close();
+      await closeKernel(kernel);
     },
   };
+}
+
+/** Closes what a kernel opened: the queue first (running jobs get their grace), the database last. */
+export async function closeKernel(kernel: Kernel): Promise<void> {
+  await kernel.queue.close();
+  await kernel.expressions.close();
+  await kernel.rateLimiter.close();
+  await kernel.statsBoard.close();
+  await kernel.events.close();
+  await kernel.storage.close();
 }

@@ -1,7 +1,7 @@
 import { loadConfig } from './config.ts';
 import { log } from './log.ts';
 import { startOutboxRelay } from './jobs/job-outbox.ts';
-import { createKernel, startWorkers } from './service.ts';
+import { closeKernel, createKernel, startWorkers } from './service.ts';
 
 /**
  * `bun run worker`: a worker process alone (no port). With REDIS_URL it shares the job stream with
@@ -23,12 +23,7 @@ async function main(): Promise<void> {
     log.info('worker shutting down', { worker: kernel.queue.workerId, signal });
     stopRelay();
     stopPublishing();
-    await kernel.queue.close();
-    await kernel.expressions.close();
-    await kernel.rateLimiter.close();
-    await kernel.statsBoard.close();
-    await kernel.events.close();
-    await kernel.storage.close();
+    await closeKernel(kernel);
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

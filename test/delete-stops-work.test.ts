@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
 import type { Subprocess } from 'bun';
 import { DIALECTS } from './support/databases.ts';
-import { startTestService, type TestService } from './support/test-service.ts';
+import { spawnWorkerOf, startTestService, type TestService } from './support/test-service.ts';
 import { until } from './support/until.ts';
 
 const FIXTURE_PLUGINS = resolve(import.meta.dir, 'fixtures/plugins');
@@ -28,23 +28,7 @@ describe.each(MODES)('deleting a project or a column stops its work on %s (%s)',
       ...(dialect === 'mysql' ? { WORKERS: '0' } : {}),
       ...(mode === 'job thread' ? { JOB_THREAD: '1' } : {}),
     });
-    if (dialect === 'mysql') {
-      const c = t.service.kernel.config;
-      worker = Bun.spawn(['bun', 'core/worker.ts'], {
-        cwd: resolve(import.meta.dir, '..'),
-        env: {
-          ...process.env,
-          ...env,
-          DATABASE_URL: c.databaseUrl,
-          REDIS_URL: c.redisUrl as string,
-          JOB_QUEUE_PREFIX: c.queue.prefix as string,
-          PROVIDER_MODE: 'sandbox',
-          LOG_LEVEL: 'silent',
-        },
-        stdout: 'ignore',
-        stderr: 'ignore',
-      });
-    }
+    if (dialect === 'mysql') worker = spawnWorkerOf(t, env);
   });
   afterAll(async () => {
     worker?.kill('SIGKILL');

@@ -4,7 +4,7 @@ import type { Subprocess } from 'bun';
 import { InProcessQueue } from '../adapters/queue/in-process.ts';
 import { FairLanes, mayStart } from '../core/jobs/fair-share.ts';
 import { recordEvents } from '../core/webhooks/events.ts';
-import { startTestService, type TestService } from './support/test-service.ts';
+import { spawnWorkerOf, startTestService, type TestService } from './support/test-service.ts';
 import { setEnv } from './plugins/enrich-helpers.ts';
 import { DIALECTS } from './support/databases.ts';
 import { until } from './support/until.ts';
@@ -94,24 +94,7 @@ describe.each(DIALECTS)('fair scheduling between workspaces on %s', (dialect) =>
       PLANS_JSON: JSON.stringify({ pro: { requestsPerMinute: null } }),
     };
     t = await startTestService(dialect, dialect === 'mysql' ? { ...env, WORKERS: '0' } : env);
-    if (dialect === 'mysql') {
-      const c = t.service.kernel.config;
-      worker = Bun.spawn(['bun', 'core/worker.ts'], {
-        cwd: resolve(import.meta.dir, '..'),
-        env: {
-          ...process.env,
-          ...env,
-          DATABASE_URL: c.databaseUrl,
-          REDIS_URL: c.redisUrl as string,
-          JOB_QUEUE_PREFIX: c.queue.prefix as string,
-          PROVIDER_MODE: 'sandbox',
-          JOB_BACKOFF_MS: '50',
-          LOG_LEVEL: 'silent',
-        },
-        stdout: 'ignore',
-        stderr: 'ignore',
-      });
-    }
+    if (dialect === 'mysql') worker = spawnWorkerOf(t, { ...env, JOB_BACKOFF_MS: '50' });
     a = await t.newWorkspace();
   });
   afterAll(async () => {

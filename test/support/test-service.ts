@@ -1,3 +1,5 @@
+import type { Subprocess } from 'bun';
+import { resolve } from 'node:path';
 import { loadConfig } from '../../core/config.ts';
 import { issueApiKey } from '../../core/services/api-keys.ts';
 import { type RunningService, startService } from '../../core/service.ts';
@@ -83,3 +85,25 @@ export async function waitForBuilder(t: TestService, projectId: string, timeoutM
 }
 
 export const enc = (v: unknown): string => encodeURIComponent(JSON.stringify(v));
+
+/**
+ * A `bun run worker` process on the test service's database and Redis queue (a MariaDB service
+ * started with WORKERS=0): the jobs then run apart from the API, as in production. `env` adds to it.
+ */
+export function spawnWorkerOf(t: TestService, env: Record<string, string> = {}): Subprocess {
+  const c = t.service.kernel.config;
+  return Bun.spawn(['bun', 'core/worker.ts'], {
+    cwd: resolve(import.meta.dir, '../..'),
+    env: {
+      ...process.env,
+      ...env,
+      DATABASE_URL: c.databaseUrl,
+      REDIS_URL: c.redisUrl as string,
+      JOB_QUEUE_PREFIX: c.queue.prefix as string,
+      PROVIDER_MODE: 'sandbox',
+      LOG_LEVEL: 'silent',
+    },
+    stdout: 'ignore',
+    stderr: 'ignore',
+  });
+}
