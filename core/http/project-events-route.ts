@@ -1,9 +1,9 @@
 import { Elysia } from 'elysia';
-import { ServiceError, validationError } from '../errors.ts';
+import { validationError } from '../errors.ts';
 import { isEventId, type ProjectEvent, type StoredEvent } from '../events/project-events.ts';
 import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
-import type { Column, Project, Workspace } from '../model.ts';
+import type { Column, Project } from '../model.ts';
 import { errorResponse } from './error-response.ts';
 import { projectEventsOperation } from './project-events-doc.ts';
 import { projectOfCaller } from './project-access.ts';
