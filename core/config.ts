@@ -3,7 +3,7 @@ import { type PlanRules, parsePlans } from './plans.ts';
 
 /**
  * Runtime configuration, read from the environment once at start (names are the contract of
- * ../shared/DESIGN.md §2). Read at call time on purpose: the variables a plugin declares (ctx.env,
+ * docs/operations.md). Read at call time on purpose: the variables a plugin declares (ctx.env,
  * core/plugins/plugin-context.ts), ALLOW_PRIVATE_NETWORK (safe-fetch) and LOG_LEVEL (log.ts, which
  * must work before any configuration is read).
  */
@@ -26,7 +26,7 @@ export interface Config {
   providerMode: 'live' | 'sandbox';
   bootstrapApiKey: string | undefined;
   bootstrapCredits: number;
-  /** BOOTSTRAP_ADMIN_EMAIL + BOOTSTRAP_ADMIN_PASSWORD: the console's first owner, created once (DESIGN §9). */
+  /** BOOTSTRAP_ADMIN_EMAIL + BOOTSTRAP_ADMIN_PASSWORD: the console's first owner, created once (docs/console.md). */
   bootstrapAdmin: { email: string; password: string } | undefined;
   /** The address people reach the service at (PUBLIC_URL): https makes session cookies `Secure`. */
   publicUrl: string | undefined;
@@ -53,7 +53,7 @@ export interface Config {
   plans: Record<string, PlanRules>;
   /** Size bounds of stored data and of answers (MAX_CELL_BYTES, MAX_ROW_BYTES, MAX_PAGE_BYTES). */
   limits: { cellBytes: number; rowBytes: number; pageBytes: number };
-  /** MCP_MAX_RESULT_BYTES (default 80000): no tool result is larger; a page of rows is cut to fit (DESIGN §11). */
+  /** MCP_MAX_RESULT_BYTES (default 80000): no tool result is larger; a page of rows is cut to fit (docs/mcp.md). */
   mcpMaxResultBytes: number;
   /** METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`; unset, it is open. */
   metricsToken: string | undefined;
@@ -186,7 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     basePath: basePath(env.BASE_PATH),
     databaseUrl: env.DATABASE_URL || 'sqlite:./data/workflow.sqlite',
     redisUrl: env.REDIS_URL || undefined,
-    // A process opening one door runs no jobs when Redis carries them to the workers (DESIGN §2);
+    // A process opening one door runs no jobs when Redis carries them to the workers (docs/operations.md);
     // without Redis its in-process queue has no other consumer, so it runs its own.
     workers: int(env, 'WORKERS', (env.SERVE ?? 'all') === 'all' || !env.REDIS_URL ? 1 : 0),
     jobThread: oneOf(env, 'JOB_THREAD', ['0', '1'] as const, '1') === '1',

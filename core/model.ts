@@ -36,7 +36,7 @@ export interface Column {
   waterfall: WaterfallStep[] | null;
   /** A waterfall stops before a step that would take a row's spend past this. */
   maxCreditsPerRow: number | null;
-  /** `auto`: a waterfall tries its steps in the order of best cost per result found so far (DESIGN §12). */
+  /** `auto`: a waterfall tries its steps in the order of best cost per result found so far (docs/enrichment.md). */
   stepOrder: 'listed' | 'auto';
   position: number;
 }
@@ -91,7 +91,7 @@ export type CellStatus =
   | 'skipped'
   | 'insufficient_credits';
 
-/** Where a tool cell's value came from (DESIGN §12, provenance): shown with include=meta. */
+/** Where a tool cell's value came from (docs/enrichment.md, provenance): shown with include=meta. */
 export interface CellMeta {
   /** The tool that last ran on the cell (for a completed cell, the waterfall step that found the value). */
   tool_id: string;

@@ -16,9 +16,9 @@ import type {
   Workspace,
 } from './model.ts';
 
-/** The storage doors the kernel needs (../shared/DESIGN.md §1 adapters). `adapters/storage/` implements them. */
+/** The storage doors the kernel needs (docs/architecture.md adapters). `adapters/storage/` implements them. */
 
-/** A job a write starts, kept in the job outbox until the queue has it (DESIGN §8: Redis away loses nothing). */
+/** A job a write starts, kept in the job outbox until the queue has it (docs/scaling.md: Redis away loses nothing). */
 /**
  * What a claim of due deliveries leaves to others: at most `perWebhook` in flight per endpoint and
  * `perWorkspace` per workspace, counting those already in flight (`busy`, `busyWorkspaces`).
@@ -544,7 +544,7 @@ export interface EnrichmentCache {
   putMany(entries: { key: string; value: unknown }[], ttlMs: number, fetchedAt: number): Promise<void>;
 }
 
-/** What one step of an enrichment batch did with a tool (self-tuning waterfalls, DESIGN §12). */
+/** What one step of an enrichment batch did with a tool (self-tuning waterfalls, docs/enrichment.md). */
 /** An insert met a unique key another write stored first (nothing was written): read the keys again. */
 /**
  * A builder page whose run is no longer the one the project follows (its attempt timed out and a
@@ -593,7 +593,7 @@ export interface ToolStatsRepo {
   get(workspaceId: string, toolIds: string[]): Promise<Map<string, ToolStats>>;
 }
 
-/** A workspace's endpoint for events (DESIGN §12, webhooks). */
+/** A workspace's endpoint for events (docs/enrichment.md, webhooks). */
 export interface WebhookRecord {
   id: string;
   workspaceId: string;
@@ -670,7 +670,7 @@ export interface WebhookRepo {
   removeInbound(projectPk: number): Promise<boolean>;
 }
 
-/** A project's schedule (DESIGN §12): when its builder runs again. */
+/** A project's schedule (docs/enrichment.md): when its builder runs again. */
 export interface ScheduleRecord {
   projectPk: number;
   cron: string;

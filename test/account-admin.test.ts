@@ -3,7 +3,7 @@ import { DIALECTS } from './support/databases.ts';
 import { startTestService, type TestService } from './support/test-service.ts';
 
 /**
- * Settings → Integrations → API and Settings → Members, as the console calls them (DESIGN §9): keys
+ * Settings → Integrations → API and Settings → Members, as the console calls them (docs/console.md): keys
  * created, rotated and revoked by owners and admins, working (or not) against the REST API at once;
  * members added and their roles changed; every refusal a member or a forged request meets.
  */

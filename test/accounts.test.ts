@@ -5,7 +5,7 @@ import { DIALECTS } from './support/databases.ts';
 import { startTestService, type TestService } from './support/test-service.ts';
 
 /**
- * People (DESIGN §9): accounts from the admin CLI and BOOTSTRAP_ADMIN_*, sign-in at /login with a
+ * People (docs/console.md): accounts from the admin CLI and BOOTSTRAP_ADMIN_*, sign-in at /login with a
  * server-side session cookie, the REST operations with that session (CSRF on every write), sign-out,
  * and every refusal a person or a forged request meets — over real HTTP, as a browser sends it.
  */

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /**
- * Kernel boundaries (../shared/DESIGN.md §6): every difference between MySQL/MariaDB and SQLite
+ * Kernel boundaries (docs/architecture.md): every difference between MySQL/MariaDB and SQLite
  * lives in adapters/storage/mysql/ and adapters/storage/sqlite/, behind the StorageDialect
  * interface (adapters/storage/dialect.ts). Nowhere else in adapters/storage/ or core/ does code
  * branch on the dialect, write one dialect's SQL, or know a driver's error codes.

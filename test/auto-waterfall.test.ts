@@ -44,7 +44,7 @@ describe('autoOrder', () => {
 });
 
 /**
- * Self-tuning waterfalls (DESIGN §12): each step's figures are recorded per workspace and tool
+ * Self-tuning waterfalls (docs/enrichment.md): each step's figures are recorded per workspace and tool
  * (GET /tools/{tool_id}/stats); with order "auto" a waterfall listed dear-first learns to try the
  * cheaper step first, and the credits per found result drop.
  */

@@ -27,7 +27,7 @@ function trickle(text: string, piece = 4093): ReadableStream<Uint8Array> {
   });
 }
 
-/** Bulk import (DESIGN §12): a CSV of any size arrives by upload, streamed to storage, and is imported in large pages. */
+/** Bulk import (docs/enrichment.md): a CSV of any size arrives by upload, streamed to storage, and is imported in large pages. */
 describe.each(DIALECTS)('CSV upload on %s', (dialect) => {
   let t: TestService;
   const upload = (body: BodyInit, query = '', headers: Record<string, string> = {}) =>

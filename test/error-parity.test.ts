@@ -7,7 +7,7 @@ import { createDatabase, type MariaDbServer, startMariaDb } from './support/mari
 import { enc } from './support/test-service.ts';
 
 /**
- * One pipeline, one error mapper (../shared/DESIGN.md §6): every kind of failure, sent through the REST door
+ * One pipeline, one error mapper (docs/architecture.md): every kind of failure, sent through the REST door
  * and through the MCP door, answers the same status — REST's HTTP status is MCP's status_code —
  * with the code the mapper gives that status.
  */

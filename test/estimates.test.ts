@@ -7,7 +7,7 @@ import { startTestService, type TestService } from './support/test-service.ts';
 const FIXTURE_PLUGINS = resolve(import.meta.dir, 'fixtures/plugins');
 
 /**
- * Estimates (DESIGN §12): what a builder run or a column run would cost, told before anything runs,
+ * Estimates (docs/enrichment.md): what a builder run or a column run would cost, told before anything runs,
  * with run conditions and the workspace's cache applied as the run applies them. Checked against
  * what the run then charges.
  */

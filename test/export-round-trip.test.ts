@@ -36,7 +36,7 @@ const AWKWARD: unknown[] = [
 /** What a cell's value is as CSV text: strings as they are, other values as the table shows them. */
 const asText = (v: unknown) => (v === null || typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
-/** DESIGN §13: an export reads back, with any CSV parser and through the import, as the same rows and cells. */
+/** An export reads back, with any CSV parser and through the import, as the same rows and cells (docs/enrichment.md, Export). */
 describe.each(DIALECTS)('CSV export round trip on %s', (dialect) => {
   let t: TestService;
   let projectId: string;

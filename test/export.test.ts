@@ -15,7 +15,7 @@ const CSV = [
   'Initech,,60',
 ].join('\n');
 
-/** CSV export (DESIGN §12): GET …/export.csv streams the rows as GET rows would list them; export_project makes a signed link. */
+/** CSV export (docs/enrichment.md): GET …/export.csv streams the rows as GET rows would list them; export_project makes a signed link. */
 describe.each(DIALECTS)('CSV export on %s', (dialect) => {
   let t: TestService;
   let projectId: string;

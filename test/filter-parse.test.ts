@@ -8,7 +8,7 @@ import { sqliteDialect } from '../adapters/storage/sqlite/sqlite-dialect.ts';
 import { foldCase, isEmptyValue, numericValue } from '../core/rows/cell-values.ts';
 import { checkFilterGroups, type FilterNode, MAX_FILTER_COLUMNS, parseFilterGroups, parseSortRules } from '../core/rows/filter-parse.ts';
 
-/** Unit tests of the pure filter/sort parsing and cell-key functions (../shared/DESIGN.md §3). */
+/** Unit tests of the pure filter/sort parsing and cell-key functions (docs/api.md). */
 
 const column = (no: number, name: string): Column => ({
   no,

@@ -7,7 +7,7 @@ import type { Subprocess } from 'bun';
 import { freePort } from './support/free-port.ts';
 
 /**
- * SIGTERM on an API or MCP process (DESIGN §8, rolling restarts): it stops accepting at once, the
+ * SIGTERM on an API or MCP process (docs/scaling.md, rolling restarts): it stops accepting at once, the
  * requests it is serving finish and are answered, and it exits 0; SHUTDOWN_GRACE_MS bounds the wait.
  * Real processes (`bun core/main.ts`) and raw sockets, so that a request is provably in flight: its
  * body is half sent when the signal arrives.

@@ -3,7 +3,7 @@ import { captureLog } from './support/capture-log.ts';
 import { DIALECTS } from './support/databases.ts';
 import { startTestService, type TestService } from './support/test-service.ts';
 
-/** Inbound URLs (DESIGN §12): other systems post rows with no API key; the URL is the secret. */
+/** Inbound URLs (docs/enrichment.md): other systems post rows with no API key; the URL is the secret. */
 describe.each(DIALECTS)('inbound URLs on %s', (dialect) => {
   let t: TestService;
   let pid: string;

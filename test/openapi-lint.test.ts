@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { startTestService, type TestService } from './support/test-service.ts';
 
 /**
- * The document as third-party tools judge it (DESIGN §7): Redocly's `recommended` rules and
+ * The document as third-party tools judge it (docs/api.md): Redocly's `recommended` rules and
  * Spectral's `spectral:oas` report no error and no warning. Both run offline: telemetry and update
  * checks off, the document a local file.
  */

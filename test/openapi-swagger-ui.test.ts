@@ -5,7 +5,7 @@ import { operations } from '../core/operations/index.ts';
 import { startTestService, type TestService } from './support/test-service.ts';
 
 /**
- * Swagger UI at `{BASE_PATH}/docs` shows every operation in a real browser (DESIGN §7): Debian's
+ * Swagger UI at `{BASE_PATH}/docs` shows every operation in a real browser (docs/api.md): Debian's
  * Chromium, driven by playwright-core, loads the page — under the default base path and another —
  * and counts the operations it renders. The page may fetch nothing but the service itself.
  */

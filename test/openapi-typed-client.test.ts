@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { startTestService, type TestService } from './support/test-service.ts';
 
 /**
- * A client generated from the document compiles (DESIGN §7): openapi-typescript turns
+ * A client generated from the document compiles (docs/api.md): openapi-typescript turns
  * `/docs/json` into types, and a small client typed by them — GET rows with page, page_size and
  * filter_groups, POST /projects — passes the TypeScript compiler. Were the query parameters of
  * GET rows missing from the document (the bug of issue 12), the same client would not compile.

@@ -30,7 +30,7 @@ function refs(node: unknown, at = '#', found: [string, string][] = []): [string,
   return found;
 }
 
-/** The statuses an operation can answer, from what it declares (DESIGN §7). */
+/** The statuses an operation can answer, from what it declares (docs/api.md). */
 function expectedStatuses(op: AnyOperation): string[] {
   const statuses = [op.successStatus ?? 200, ...(op.otherSuccess ? [op.otherSuccess.status] : []), 401, 403, 429, 500, 503];
   if (op.body) statuses.push(413, 415);

@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /**
- * The plugin boundary (DESIGN §6): a plugin imports the host only through
+ * The plugin boundary (docs/architecture.md): a plugin imports the host only through
  * `workflow-service/plugin-sdk` (its tests also `workflow-service/plugin-testing`), npm packages,
  * its own folder and shared `_` folders under plugins/; the kernel never names a bundled plugin.
  */

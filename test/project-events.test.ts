@@ -6,7 +6,7 @@ import { openSse, type SseStream } from './support/sse.ts';
 import { startTestService, type TestService } from './support/test-service.ts';
 
 /**
- * GET /projects/{id}/events (DESIGN §9): what a watcher sees while a builder runs, a column fills and
+ * GET /projects/{id}/events (docs/console.md): what a watcher sees while a builder runs, a column fills and
  * rows come and go; resuming with Last-Event-ID; refusals. On MariaDB the jobs run in a separate
  * `bun run worker` process and its events reach the API process through Redis.
  */

@@ -7,7 +7,7 @@ import { startTestService, type TestService } from './support/test-service.ts';
 const FIXTURE_PLUGINS = resolve(import.meta.dir, 'fixtures/plugins');
 
 /**
- * Provenance (DESIGN §12): each tool cell keeps {tool_id, provider, fetched_at, credits, cached},
+ * Provenance (docs/enrichment.md): each tool cell keeps {tool_id, provider, fetched_at, credits, cached},
  * shown with include=meta (REST) / include_meta (MCP); a result found by one project is reused,
  * free and marked cached, by the workspace's other projects within ENRICHMENT_CACHE_TTL_S.
  */

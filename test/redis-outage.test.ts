@@ -10,7 +10,7 @@ import { createDatabase, type MariaDbServer, startMariaDb } from './support/mari
 import { freshPrefix, type RedisServer, startRedis } from './support/redis.ts';
 
 /**
- * Redis stopped for 10 s under an API + MCP process and a separate worker (DESIGN §8): reads answer,
+ * Redis stopped for 10 s under an API + MCP process and a separate worker (docs/scaling.md): reads answer,
  * writes that start work are accepted through both doors, their jobs wait in the outbox and run
  * once Redis is back — every builder row and every cell exactly once.
  */

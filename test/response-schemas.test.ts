@@ -10,7 +10,7 @@ import { setEnv } from './plugins/enrich-helpers.ts';
 import { recordEvent } from '../core/webhooks/events.ts';
 
 /**
- * Response schemas are the truth (../shared/DESIGN.md §6): a typical flow calls every operation through
+ * Response schemas are the truth (docs/architecture.md): a typical flow calls every operation through
  * both doors, and each answer — the REST JSON and the MCP structuredContent.data — must fit its
  * operation's response schema with every object closed (no field the schema does not describe).
  */

@@ -3,7 +3,7 @@ import { captureLog } from './support/capture-log.ts';
 import { startTestService, type TestService } from './support/test-service.ts';
 
 /**
- * What the REST door answers before an operation runs (../shared/DESIGN.md §7): 415, 405 + Allow,
+ * What the REST door answers before an operation runs (docs/api.md): 415, 405 + Allow,
  * OPTIONS, a JSON 431, CORS, and an x-request-id on all of them. Transport only, so SQLite is
  * enough: no answer here reaches the database.
  */

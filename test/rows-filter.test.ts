@@ -3,7 +3,7 @@ import { DIALECTS } from './support/databases.ts';
 import { enc, startTestService, type TestService, waitForBuilder } from './support/test-service.ts';
 
 /**
- * Filtering and sorting rows over real HTTP (../shared/DESIGN.md §3). Rows are named by their `Label`
+ * Filtering and sorting rows over real HTTP (docs/api.md). Rows are named by their `Label`
  * cell, so every assertion lists exactly which rows match, in the order the API returns them.
  */
 

@@ -4,7 +4,7 @@ import { DIALECTS } from './support/databases.ts';
 import { startTestService, type TestService } from './support/test-service.ts';
 
 /**
- * Re-running only what needs it (DESIGN §12): `mode` (pending, failed, empty, all) and `row_ids` on
+ * Re-running only what needs it (docs/enrichment.md): `mode` (pending, failed, empty, all) and `row_ids` on
  * POST /projects/{id}/columns/run and run_pending_columns; bad input runs nothing.
  */
 describe.each(DIALECTS)('run modes on %s', (dialect) => {

@@ -6,7 +6,7 @@ import { startTestService, type TestService, waitForBuilder } from './support/te
 import { until } from './support/until.ts';
 
 /**
- * Schedules (DESIGN §12): the builder runs again on a cron schedule, adding only new rows, never
+ * Schedules (docs/enrichment.md): the builder runs again on a cron schedule, adding only new rows, never
  * two runs at once, and goes on after a restart. The source is a stand-in for Google Places whose
  * results grow between runs (1 credit per row written).
  */

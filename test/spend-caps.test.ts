@@ -9,7 +9,7 @@ import { startTestService, type TestService } from './support/test-service.ts';
 const FIXTURE_PLUGINS = resolve(import.meta.dir, 'fixtures/plugins');
 
 /**
- * Spend control (DESIGN §12): a run's `max_credits` stops its charges at the cap and leaves the rest
+ * Spend control (docs/enrichment.md): a run's `max_credits` stops its charges at the cap and leaves the rest
  * `pending`; an API key's monthly cap stops its work the same way and refuses new spending with 402.
  */
 describe.each(DIALECTS)('spend caps on %s', (dialect) => {

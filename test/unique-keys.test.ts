@@ -25,7 +25,7 @@ describe('keyValue', () => {
   });
 });
 
-/** Unique keys (DESIGN §12): unique_columns on a project; inserts of an existing key answer the existing row. */
+/** Unique keys (docs/enrichment.md): unique_columns on a project; inserts of an existing key answer the existing row. */
 describe.each(DIALECTS)('unique keys on %s', (dialect) => {
   let t: TestService;
   beforeAll(async () => {

@@ -62,7 +62,7 @@ describe('the retry schedule', () => {
   });
 });
 
-/** Webhooks out (DESIGN §12): Standard Webhooks signatures, retries, the delivery log, re-send, the private-network guard. */
+/** Webhooks out (docs/enrichment.md): Standard Webhooks signatures, retries, the delivery log, re-send, the private-network guard. */
 describe.each(DIALECTS)('webhooks on %s', (dialect) => {
   let t: TestService;
   let restore: () => void;

@@ -6,7 +6,7 @@ import { withTimeout } from '../../core/time-limit.ts';
 const SHARED_TAKE_TIMEOUT_MS = 500;
 
 /**
- * The shared buckets while their server answers, this process's own while it is away (DESIGN §8):
+ * The shared buckets while their server answers, this process's own while it is away (docs/scaling.md):
  * a request never waits on, or fails for, an outage of the rate limiter's store. While away, each
  * process grants the full rule by itself, so N processes may grant up to N times the limit.
  */

@@ -12,7 +12,7 @@ import { WebhooksPage } from './pages/settings-webhooks.tsx';
 import { location$ } from './router.ts';
 import './styles.css';
 
-/** The console (../shared/DESIGN.md §9): one page app over the same REST operations, with the session. */
+/** The console (docs/console.md): one page app over the same REST operations, with the session. */
 
 function Page() {
   const at = location$.use();

@@ -16,7 +16,7 @@ export function creditsPerResult(s: Pick<ToolStats, 'credits' | 'found' | 'attem
 }
 
 /**
- * The order a waterfall with `order: "auto"` tries its steps (DESIGN §12): steps whose figures are
+ * The order a waterfall with `order: "auto"` tries its steps (docs/enrichment.md): steps whose figures are
  * thin, or have fallen far behind the others' (fewer than EXPLORE_SHARE of the most-tried step's
  * attempts), first, so every step keeps fresh figures; then by credits per result found in this
  * workspace, cheapest first (ties: the better hit rate, then the listed order). Pure: the figures

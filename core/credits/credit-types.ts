@@ -1,4 +1,4 @@
-/** What a ledger entry belongs to (DESIGN: job, project, column, row) and which plugin spent it. */
+/** What a ledger entry belongs to (its job, project, column and row) and which plugin spent it. */
 export interface LedgerRef {
   projectId?: string | null;
   jobId?: string | null;
@@ -44,7 +44,7 @@ export interface LedgerEntry extends LedgerRef {
 }
 
 /**
- * The run a charge belongs to (../shared/DESIGN.md §12): what a call that queued cells allows them,
+ * The run a charge belongs to (docs/enrichment.md): what a call that queued cells allows them,
  * its `max_credits` and the API key it came with (whose monthly cap also bounds it). `enforce:
  * false` records the charge against the run and the key without stopping at their caps (a cell
  * already charged by an earlier waterfall step finishes its steps).

@@ -15,7 +15,7 @@ export function keyCapError(month: KeyMonth, needed?: number): ServiceError {
   });
 }
 
-/** Refuses a call that would start spending with a key whose monthly cap is spent (DESIGN §12). */
+/** Refuses a call that would start spending with a key whose monthly cap is spent (docs/enrichment.md). */
 export async function refuseSpentKey(kernel: Kernel, keyId: string): Promise<void> {
   const month = await kernel.storage.credits.keyMonth(keyId);
   if (month && month.spent >= month.cap) throw keyCapError(month);

@@ -7,7 +7,7 @@ const PRUNE_EVERY_MS = 3600_000;
 let prunedAt = 0;
 
 /**
- * The run of a call that queues tool cells (../shared/DESIGN.md §12), when it has limits to keep:
+ * The run of a call that queues tool cells (docs/enrichment.md), when it has limits to keep:
  * a `max_credits` cap, or the API key it came with (whose monthly cap, now or set later this month,
  * bounds its charges). Its id goes with the cells (`cell_keys.run_id`), so every job that charges
  * them — the first, a follow-up, a retry, a resume after a restart — spends as the call allowed.

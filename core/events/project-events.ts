@@ -2,7 +2,7 @@ import type { CellStatus, Project } from '../model.ts';
 
 /**
  * What changed in a project, pushed to whoever watches it (GET /projects/{id}/events, the
- * console's live table; ../shared/DESIGN.md §9). Published by whichever process made the change —
+ * console's live table; docs/console.md). Published by whichever process made the change —
  * an API process, a worker — after the write committed; delivered to watchers in every process.
  */
 export type ProjectEvent =

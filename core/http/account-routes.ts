@@ -27,8 +27,8 @@ async function jsonBody(request: Request): Promise<Record<string, unknown>> {
 
 /**
  * The console's own JSON routes (outside BASE_PATH, a signed-in session only, CSRF on every write):
- * the workspace's API keys and its members (DESIGN §9, Settings → Integrations → API and
- * Settings → Members), and the person's connected applications (DESIGN §10, Settings → Connected apps). Not API operations: a key cannot manage keys, and agents get no tool for it.
+ * the workspace's API keys and its members (docs/console.md, Settings → Integrations → API and
+ * Settings → Members), and the person's connected applications (docs/oauth.md, Settings → Connected apps). Not API operations: a key cannot manage keys, and agents get no tool for it.
  */
 export function accountRoutes(kernel: Kernel) {
   const { storage } = kernel;

@@ -6,7 +6,7 @@ import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
 import { sessionOf } from '../services/sessions.ts';
 
-/** The console's pages (one shell; the browser picks the page), outside BASE_PATH (DESIGN §9). */
+/** The console's pages (one shell; the browser picks the page), outside BASE_PATH (docs/console.md). */
 export const CONSOLE_PAGES = [
   '/',
   '/projects',

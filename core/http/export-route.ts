@@ -46,7 +46,7 @@ const fileName = (project: Project) =>
   }.csv`;
 
 /**
- * `GET {BASE_PATH}/projects/{project_id}/export.csv` (DESIGN §12): the rows as CSV, streamed, with the
+ * `GET {BASE_PATH}/projects/{project_id}/export.csv` (docs/enrichment.md): the rows as CSV, streamed, with the
  * same filter_groups, sort_rules and columns as GET rows. With an API key or a console session, or
  * with `token`, a signed link made by export_project (15 minutes; the export it was made for).
  */

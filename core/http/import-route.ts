@@ -133,7 +133,7 @@ async function* failingAs(stream: AsyncIterable<Uint8Array>, as: (e: unknown) =>
   }
 }
 
-/** `POST {BASE_PATH}/projects/import.csv?name=…` (DESIGN §12, bulk import): a CSV of any size, streamed to storage. */
+/** `POST {BASE_PATH}/projects/import.csv?name=…` (docs/enrichment.md, bulk import): a CSV of any size, streamed to storage. */
 export function importRoute(kernel: Kernel) {
   const path = `${kernel.config.basePath}/projects/import.csv`;
   return new Elysia({ name: 'workflow-import' }).post(

@@ -65,7 +65,7 @@ const inboundOperation: Json = {
   security: [{}],
 };
 
-/** `POST {BASE_PATH}/inbound/{token}`: rows from other systems, keyless (DESIGN §12). */
+/** `POST {BASE_PATH}/inbound/{token}`: rows from other systems, keyless (docs/enrichment.md). */
 export function inboundRoute(kernel: Kernel) {
   const path = `${kernel.config.basePath}/inbound/:token`;
   return new Elysia({ name: 'workflow-inbound' }).post(

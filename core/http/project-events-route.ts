@@ -46,7 +46,7 @@ function wire(event: ProjectEvent, colIds: Map<number, string>): { name: string;
 }
 
 /**
- * `GET {BASE_PATH}/projects/{project_id}/events`: Server-Sent Events of one project (DESIGN §9) —
+ * `GET {BASE_PATH}/projects/{project_id}/events`: Server-Sent Events of one project (docs/console.md) —
  * `cells`, `rows`, `builder`, `columns`, and `reset` when events after the client's
  * `Last-Event-ID` are no longer kept (read the project again). With an API key or a console
  * session; events come from every process (through Redis when REDIS_URL is set).

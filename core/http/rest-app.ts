@@ -142,7 +142,7 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
           );
         }
         const pathParams = params as Record<string, string>;
-        // Without a key, the console's session (DESIGN §9): any plan, and its CSRF token on every write.
+        // Without a key, the console's session (docs/console.md): any plan, and its CSRF token on every write.
         const session = apiKey === null ? await sessionOf(kernel, request.headers.get('cookie')) : undefined;
         if (session && op.method !== 'GET' && !csrfMatches(session, request.headers.get(CSRF_HEADER))) {
           return errorResponse(csrfRefusal(), requestId);

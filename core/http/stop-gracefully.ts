@@ -12,7 +12,7 @@ interface Listener {
 }
 
 /**
- * Stops a listener as a rolling restart needs (DESIGN §8): it stops accepting at once (a balancer's
+ * Stops a listener as a rolling restart needs (docs/scaling.md): it stops accepting at once (a balancer's
  * next connection goes to another process), idle keep-alive connections close, and requests in
  * flight finish — for up to `graceMs`, after which their connections are cut. Answers whether every
  * request finished in time.

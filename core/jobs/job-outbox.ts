@@ -4,7 +4,7 @@ import { log } from '../log.ts';
 import type { JobsOf, OutboxJob } from '../storage.ts';
 
 /**
- * The transactional outbox (DESIGN §8). A write that starts work stores its jobs in the same
+ * The transactional outbox (docs/scaling.md). A write that starts work stores its jobs in the same
  * transaction (`JobsOf`), then hands them to the queue at once. With Redis away the write still
  * commits and answers; its jobs wait in the outbox until a relay (every process runs one) hands
  * them over. Each job keeps its outbox id on the queue, which refuses an id twice, so a hand-over

@@ -116,7 +116,7 @@ export interface ConsumeOptions {
   concurrency: number;
 }
 
-/** The job queue door (../shared/DESIGN.md §1). In-process for the embedded default; Redis Streams to scale out. */
+/** The job queue door (docs/architecture.md). In-process for the embedded default; Redis Streams to scale out. */
 export interface JobQueue {
   /** Consumer id of this process (hostname-pid-random), named on every job log line. */
   readonly workerId: string;
@@ -150,7 +150,7 @@ export interface JobQueue {
   retryDead(id: string | 'all'): Promise<number>;
 }
 
-/** Tuning shared by both implementations (../shared/DESIGN.md §4). */
+/** Tuning shared by both implementations (docs/api.md). */
 export interface QueueOptions {
   /** Attempts before a job goes to the dead letter (default 5). */
   maxAttempts?: number;

@@ -22,7 +22,7 @@ const startingWith = (values: string[], typed: string) => {
 type Ref = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
 
 /**
- * completion/complete (DESIGN §11): builder and tool ids for the prompts' arguments, the caller's
+ * completion/complete (docs/mcp.md): builder and tool ids for the prompts' arguments, the caller's
  * project ids (matched by name or id) for the resource templates' `project_id`. An argument with
  * no completion, or a prompt or template this server does not have, is a JSON-RPC error.
  */

@@ -4,7 +4,7 @@ import type { PluginRegistry } from '../plugins/registry.ts';
 import { RpcError } from './operation-call.ts';
 
 /**
- * Prompts for the typical flows (DESIGN §11): each names the tools to call, in order, with the
+ * Prompts for the typical flows (docs/mcp.md): each names the tools to call, in order, with the
  * waits that save polling. Arguments are completed by completion/complete (builder and tool ids).
  */
 export const PROMPTS: Prompt[] = [

@@ -7,7 +7,7 @@ import { fitted } from './result-size.ts';
 import { operationData, RESOURCE_NOT_FOUND, RpcError } from './operation-call.ts';
 
 /**
- * Projects as MCP resources (DESIGN §11): `workflow://projects/{project_id}` (what get_project
+ * Projects as MCP resources (docs/mcp.md): `workflow://projects/{project_id}` (what get_project
  * answers) and `workflow://projects/{project_id}/rows{?page,page_size}` (a page of rows in the
  * `values` format). resources/list names the caller's most recent projects.
  */

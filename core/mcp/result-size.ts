@@ -25,7 +25,7 @@ function alignedSize(max: number, offset: number): number {
 }
 
 /**
- * Keeps the text of a tool result — what an agent reads — under MCP_MAX_RESULT_BYTES (DESIGN §11;
+ * Keeps the text of a tool result — what an agent reads — under MCP_MAX_RESULT_BYTES (docs/mcp.md;
  * `structuredContent` repeats it for programs): a page of rows that would be larger is cut to the
  * rows that fit, and answered as the page of that smaller page_size it then is (so `page + 1` with
  * the same page_size continues exactly where it stopped), saying so in `truncated`; any other read

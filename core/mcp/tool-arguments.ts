@@ -91,7 +91,7 @@ export function toolArguments(op: AnyOperation, notes: Record<string, string> = 
     };
     specs.push({ name: 'idempotency_key', field: 'idempotency_key', from: 'idempotency', json: false });
   }
-  // Work started in the background can be waited for in the same call (DESIGN §11).
+  // Work started in the background can be waited for in the same call (docs/mcp.md).
   if (op.waitable) {
     properties.wait_seconds = {
       type: 'integer',

@@ -28,7 +28,7 @@ const isBareType = (s: unknown): s is { type: string } =>
  * A schema without its prose, in its shortest equivalent form: `anyOf` of constants becomes an
  * `enum`, `anyOf` of bare types a list of types, a free-form record's catch-all pattern goes. The
  * output schemas are for validating results; what the fields mean is in the tool's description and
- * the API docs, and repeating it in every listing would double tools/list (DESIGN §11).
+ * the API docs, and repeating it in every listing would double tools/list (docs/mcp.md).
  */
 function structureOnly(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(structureOnly);
@@ -73,7 +73,7 @@ function envelopeSchema(op: AnyOperation): Tool['outputSchema'] {
 }
 
 /**
- * Generates one MCP tool per operation (../shared/DESIGN.md §1: the REST routes and the tools come from the
+ * Generates one MCP tool per operation (docs/architecture.md: the REST routes and the tools come from the
  * same table). The builder_id and tool_id arguments list the ids registered at start-up.
  */
 export function buildTools(ops: AnyOperation[], plugins: PluginRegistry): McpTool[] {

@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import { MCP_SCOPES } from '../mcp/resource-urls.ts';
 
 /**
- * The built-in authorization server's identifier (../shared/DESIGN.md §10): PUBLIC_URL, else the
+ * The built-in authorization server's identifier (docs/oauth.md): PUBLIC_URL, else the
  * REST host's own address. A wildcard listen address names no host a browser can reach, so it
  * reads as localhost there.
  */

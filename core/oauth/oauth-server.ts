@@ -22,7 +22,7 @@ export interface OAuthAddresses {
 }
 
 /**
- * The built-in authorization server's state in one process (../shared/DESIGN.md §10): its
+ * The built-in authorization server's state in one process (docs/oauth.md): its
  * addresses, its signing keys, and which grants are live. The REST host issues tokens with it; the
  * MCP host verifies them with it against the stored keys, with no HTTP round trip and no cooldown.
  */

@@ -70,7 +70,7 @@ export interface Operation<
   restOnly?: boolean;
   /**
    * Work this operation starts in the background that an MCP caller may wait for with
-   * `wait_seconds` (DESIGN §11): the project it creates (`created`: its answer's project_id), or
+   * `wait_seconds` (docs/mcp.md): the project it creates (`created`: its answer's project_id), or
    * the tool columns it runs (`columns`: the path's project, the body's col_ids).
    */
   waitable?: 'created' | 'columns';

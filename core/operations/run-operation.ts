@@ -10,7 +10,7 @@ import type { AnyOperation, ProgressReporter } from './operation.ts';
 import { failureOf, type Outcome } from './outcome.ts';
 
 /**
- * The one call pipeline of both doors (../shared/DESIGN.md §6): authenticate → admit (plan, rate) →
+ * The one call pipeline of both doors (docs/architecture.md): authenticate → admit (plan, rate) →
  * resolve ownership → validate → run the operation → map the outcome. A door only translates its
  * transport: REST a request into a Call and the Outcome into a response, MCP tool arguments into
  * a Call and the Outcome into an envelope.

@@ -7,8 +7,8 @@ export const ErrorBody = Type.Object({ detail: Type.Union([Type.String(), Type.R
 export const ProjectIdParams = Type.Object({ project_id: Type.String({ description: 'Project UUID.' }) });
 
 /**
- * Asking for each tool cell's provenance: `include=meta` on REST, `include_meta` on MCP (DESIGN
- * §12); `include` is marked REST-only (an MCP argument of one value says less than a boolean).
+ * Asking for each tool cell's provenance: `include=meta` on REST, `include_meta` on MCP
+ * (docs/enrichment.md); `include` is marked REST-only (an MCP argument of one value says less than a boolean).
  */
 export const IncludeMetaQuery = {
   include: Type.Optional(
@@ -25,7 +25,7 @@ export const IncludeMetaQuery = {
 /** Whether a read asked for provenance, by either name. */
 export const wantsMeta = (q: { include?: string; include_meta?: boolean }): boolean => q.include === 'meta' || q.include_meta === true;
 
-/** Where a tool cell's value came from (DESIGN §12). */
+/** Where a tool cell's value came from (docs/enrichment.md). */
 export const CellMetaSchema = Type.Object({
   tool_id: Type.String({ description: 'The tool that last ran on the cell (for a completed cell, the step that found the value).' }),
   provider: Type.String(),
@@ -148,7 +148,7 @@ export const ProjectSummarySchema = Type.Object({
   updatedAt: Type.String({ format: 'date-time' }),
 });
 
-/** How rows come into a project (DESIGN §12, unique keys). */
+/** How rows come into a project (docs/enrichment.md, unique keys). */
 export const ProjectSettingsSchema = Type.Object({
   unique_columns: Type.Array(Type.String(), {
     description:
@@ -175,7 +175,7 @@ export const ProjectDetailsSchema = Type.Object({
   updatedAt: Type.String({ format: 'date-time' }),
 });
 
-/** What a run would cost (DESIGN §12), answered by the estimate operations. */
+/** What a run would cost (docs/enrichment.md), answered by the estimate operations. */
 export const EstimateSchema = Type.Object({
   cells: Type.Integer({ description: 'Cells the run would queue (rows, for a builder).' }),
   credits_max: Type.Integer({ description: 'The most it may charge: every step that may be charged is.' }),

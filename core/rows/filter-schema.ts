@@ -18,7 +18,7 @@ export const OPERATORS = [
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
-/** A filter rule (../shared/DESIGN.md §3). Documented with TypeBox; checked by filter-parse.ts for precise messages. */
+/** A filter rule (docs/api.md). Documented with TypeBox; checked by filter-parse.ts for precise messages. */
 export const FilterRule = Type.Object(
   {
     col_id: Type.String({ description: 'Column UUID (see the project columns).' }),

@@ -6,7 +6,7 @@ import { foldCase, isEmptyValue } from './cell-values.ts';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
- * One value of a unique key as the key compares it (../shared/DESIGN.md §12): text trimmed, its
+ * One value of a unique key as the key compares it (docs/enrichment.md): text trimmed, its
  * blanks collapsed and case folded; an email lower-cased; a web address or a domain reduced to its
  * host, lower-case, without `www.` — so `ACME.com`, `https://WWW.acme.com/` and `acme.com?utm=x`
  * are one company, while `shop.acme.com` and `x.myshopify.com` stay apart. An address with a path

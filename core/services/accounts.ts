@@ -5,7 +5,7 @@ import { ROLES, type Role, type User, type Workspace } from '../model.ts';
 import type { Storage } from '../storage.ts';
 
 /**
- * People (../shared/DESIGN.md §9): users with argon2id passwords (Bun.password) and a role in each
+ * People (docs/console.md): users with argon2id passwords (Bun.password) and a role in each
  * workspace they belong to. Used by the admin CLI, the bootstrap admin and sign-in.
  */
 

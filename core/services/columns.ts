@@ -144,7 +144,7 @@ export async function createColumn(
 }
 
 /**
- * Which cells a run (re)starts, by `mode` (DESIGN §12): `pending` (never run, or stopped for lack of
+ * Which cells a run (re)starts, by `mode` (docs/enrichment.md): `pending` (never run, or stopped for lack of
  * credits), `failed` (ended in error), `empty` (every cell without a value: those, plus no_result and
  * skipped), `all` (every cell, completed ones too). Queued and running cells are never moved.
  */

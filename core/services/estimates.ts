@@ -14,7 +14,7 @@ import type { ToolStats } from '../storage.ts';
 import { type RunMode, runSelection } from './columns.ts';
 import { plannedBuild } from './projects.ts';
 
-/** What a run would cost (DESIGN §12): nothing is written, queued or charged to tell it. */
+/** What a run would cost (docs/enrichment.md): nothing is written, queued or charged to tell it. */
 export interface Estimate {
   cells: number;
   credits_max: number;

@@ -20,7 +20,7 @@ export interface ExportGrant {
 }
 
 /**
- * A signed link to a project's CSV export, valid LINK_SECONDS (MCP `export_project`, DESIGN §12):
+ * A signed link to a project's CSV export, valid LINK_SECONDS (MCP `export_project`, docs/enrichment.md):
  * the link is the credential, so an agent can hand it to a person or a program that holds no key.
  * Signed with the service's stored ES256 keys (those of its access tokens; every process verifies
  * them), it names the project, its workspace and the export's query, and nothing else.

@@ -16,7 +16,7 @@ import { toolColumnNos } from './rows.ts';
 /** The id of the kernel's ICP score tool, which fills score columns. */
 export const ICP_SCORE_TOOL = icpScoreTool.id;
 
-/** An ICP as REST and MCP show it (../shared/DESIGN.md §3). */
+/** An ICP as REST and MCP show it (docs/api.md). */
 export function icpView(r: IcpRecord) {
   return { id: r.id, name: r.name, definition: r.definition, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt) };
 }

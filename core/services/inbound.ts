@@ -14,7 +14,7 @@ const inboundUrl = (kernel: Kernel, token: string) =>
   `${kernel.oauth.issuer.replace(/\/+$/, '')}${kernel.config.basePath}/inbound/${token}`;
 
 /**
- * POST /projects/{id}/inbound: a new inbound URL for the project (DESIGN §12). The URL is the
+ * POST /projects/{id}/inbound: a new inbound URL for the project (docs/enrichment.md). The URL is the
  * credential — a program that holds no API key posts rows to it — so only its SHA-256 is kept and
  * the URL is shown once; asking again replaces it (the old one stops working).
  */

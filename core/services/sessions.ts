@@ -6,7 +6,7 @@ import type { FoundSession } from '../storage.ts';
 import { normalizeEmail } from './accounts.ts';
 
 /**
- * Console sign-in (../shared/DESIGN.md §9): server-side sessions behind an HttpOnly, SameSite=Lax
+ * Console sign-in (docs/console.md): server-side sessions behind an HttpOnly, SameSite=Lax
  * cookie holding 256 random bits (only their SHA-256 is stored), 14 days sliding, and a CSRF token
  * per session that every state-changing request made with the session must echo.
  */

@@ -5,7 +5,7 @@ import { checkPassword, checkRole, hashPassword, normalizeEmail } from './accoun
 import { generateApiKey, hashApiKey, isKeyPrefix } from './api-keys.ts';
 
 /**
- * What owners and admins do in the console (../shared/DESIGN.md §9): the workspace's API keys
+ * What owners and admins do in the console (docs/console.md): the workspace's API keys
  * (Settings → Integrations → API) and its members. Every function takes the signed-in session and
  * refuses a `member`; everything is scoped to the session's workspace (another workspace's key or
  * member is "not found").

@@ -2,7 +2,7 @@ import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
 
-/** What a webhook may ask to be told (DESIGN §12). */
+/** What a webhook may ask to be told (docs/enrichment.md). */
 export const WEBHOOK_EVENTS = ['builder.completed', 'builder.failed', 'column.completed', 'row.enriched'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -8,7 +8,7 @@ import { type RedisServer, startRedis } from '../../test/support/redis.ts';
 import { nginxConfig } from './nginx-config.ts';
 
 /**
- * The reference cluster (DESIGN §8, docs/scaling.md) on loopback: one MariaDB and one Redis, API,
+ * The reference cluster (docs/scaling.md, docs/scaling.md) on loopback: one MariaDB and one Redis, API,
  * MCP and worker processes as a deployment runs them (`core/main.ts` with SERVE=rest|mcp,
  * `core/worker.ts`), and nginx (the Debian package, as a plain process) in front.
  */

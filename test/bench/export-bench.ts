@@ -1,5 +1,5 @@
 /**
- * CSV export at size (DESIGN §12, issue "What users of enrichment tables ask for most, part 2"):
+ * CSV export at size (docs/enrichment.md, issue "What users of enrichment tables ask for most, part 2"):
  * seeds BENCH_EXPORT_ROWS rows (default 1,000,000) into a project, then downloads
  * GET /projects/{id}/export.csv over HTTP, counting lines and watching the service's memory.
  * Prints rows/s, seconds and the peak resident memory above the level before the download.

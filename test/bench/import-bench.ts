@@ -1,5 +1,5 @@
 /**
- * Bulk import at size (DESIGN §12, issue "What users of enrichment tables ask for most, part 2"):
+ * Bulk import at size (docs/enrichment.md, issue "What users of enrichment tables ask for most, part 2"):
  * uploads a CSV of BENCH_IMPORT_ROWS records (default 1,000,000; 6 columns, as a CRM export) to
  * POST /projects/import.csv as a stream, then waits for csv_import_builder to write every row.
  * Prints the upload time, the import time and rows/s, and checks the row count.

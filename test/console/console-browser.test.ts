@@ -5,7 +5,7 @@ import type { TestService } from '../support/test-service.ts';
 import { accessible, OWNER, startConsole, stopConsole } from './console-support.ts';
 
 /**
- * The console in a real browser (DESIGN §9): Debian's Chromium, driven by playwright-core, signs in
+ * The console in a real browser (docs/console.md): Debian's Chromium, driven by playwright-core, signs in
  * through the form, manages keys on Settings → Integrations → API and uses them against REST, opens
  * a project's table and watches a column fill without a reload. axe-core checks every page.
  */

@@ -4,7 +4,7 @@ import { DIALECTS } from '../support/databases.ts';
 import { call, data, type McpTestService, startMcpTestService } from './mcp-support.ts';
 
 /**
- * What agents use beyond tools (DESIGN §11): project resources and their templates, the flow
+ * What agents use beyond tools (docs/mcp.md): project resources and their templates, the flow
  * prompts, completions of their arguments, logging/setLevel; and results sized for a context:
  * get_project_rows `columns_json` and `format: "values"`, every result under MCP_MAX_RESULT_BYTES.
  */

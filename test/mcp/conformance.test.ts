@@ -9,7 +9,7 @@ const CONFORMANCE = resolve(import.meta.dir, '../../node_modules/@modelcontextpr
 
 /**
  * Server scenarios left out, one reason each. Most call the suite's own fixtures (its `test_*`
- * tools, `test://` resources, `test_*` prompts), which a real server does not have (DESIGN §11).
+ * tools, `test://` resources, `test_*` prompts), which a real server does not have (docs/mcp.md).
  */
 const EXCLUDED: Record<string, string> = {
   'completion-complete': 'completes the fixture prompt test_prompt_with_arguments',

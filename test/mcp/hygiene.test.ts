@@ -4,7 +4,7 @@ import { DIALECTS } from '../support/databases.ts';
 import { call, data, type McpTestService, rpc, startMcpTestService } from './mcp-support.ts';
 
 /**
- * MCP hygiene (../shared/DESIGN.md §7): bad tools/call params are -32602 with a short message,
+ * MCP hygiene (docs/api.md): bad tools/call params are -32602 with a short message,
  * no message repeats its prefix, validation errors name the tool's own arguments, overlong ids are
  * refused before any lookup and never echoed, and JSON-RPC batches are refused.
  */

@@ -5,7 +5,7 @@ import { mcpUrls } from '../../core/mcp/resource-urls.ts';
 import { connect, data, type McpTestService, rpc, startMcpTestService } from './mcp-support.ts';
 
 /**
- * DNS-rebinding protection (../shared/DESIGN.md §7, MCP 2025-11-25): a browser page from a foreign
+ * DNS-rebinding protection (docs/api.md, MCP 2025-11-25): a browser page from a foreign
  * origin, or a request under a foreign Host while the server listens on loopback, is refused with
  * 403 before anything else. Transport only, so SQLite is enough.
  */

@@ -6,7 +6,7 @@ import { DIALECTS } from '../support/databases.ts';
 import { type McpTestService, startMcpTestService } from './mcp-support.ts';
 
 /**
- * Waiting instead of polling (DESIGN §11): wait_seconds on run_builder and run_pending_columns,
+ * Waiting instead of polling (docs/mcp.md): wait_seconds on run_builder and run_pending_columns,
  * wait_for_project on work already started, with notifications/progress streamed to the SDK
  * client's `onprogress` while the call waits — on both databases (MariaDB: results come from the
  * workers through Redis).

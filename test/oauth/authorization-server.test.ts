@@ -8,7 +8,7 @@ import { startTestService, type TestService } from '../support/test-service.ts';
 import { allowAndExchange, FormBrowser, person, pkce, postForm } from './oauth-support.ts';
 
 /**
- * The built-in OAuth 2.1 authorization server (DESIGN §10) over real HTTP on both databases:
+ * The built-in OAuth 2.1 authorization server (docs/oauth.md) over real HTTP on both databases:
  * discovery, registration, the browser's sign-in and consent, codes, tokens, refresh rotation,
  * revocation, key rotation — and every refusal the RFCs name, with nothing issued.
  */

@@ -16,7 +16,7 @@ import { person, postForm } from './oauth-support.ts';
 import { callbackServer, signInAndDecide } from './browser-sign-in.ts';
 
 /**
- * Real MCP clients against the real endpoint with browser sign-in (DESIGN §10): `mcp-remote` (the
+ * Real MCP clients against the real endpoint with browser sign-in (docs/oauth.md): `mcp-remote` (the
  * proxy MCP-native desktop clients run) and the MCP SDK client's OAuth provider, each discovering
  * the authorization server, registering itself, and handing the person a URL that Chromium then
  * plays through sign-in and consent. Access tokens last 4 s here, so that expiry and refresh happen.

@@ -3,7 +3,7 @@ import type { Migration } from 'kysely/migration';
 import type { SchemaTypes } from '../dialect.ts';
 
 /**
- * People (../shared/DESIGN.md §9): users (email stored lower-cased, argon2id password hash), their
+ * People (docs/console.md): users (email stored lower-cased, argon2id password hash), their
  * role in each workspace, and server-side console sessions (only the SHA-256 of the cookie's token
  * is stored, with the session's CSRF token). API keys learn who created them and when they were
  * last used.

@@ -3,7 +3,7 @@ import type { Migration } from 'kysely/migration';
 import type { SchemaTypes } from '../dialect.ts';
 
 /**
- * The built-in OAuth 2.1 authorization server (../shared/DESIGN.md §10): registered clients (a
+ * The built-in OAuth 2.1 authorization server (docs/oauth.md): registered clients (a
  * secret only as its SHA-256), authorization codes (SHA-256, single use, 60 s), grants (one per
  * connected client of a person in a workspace: what the console lists and revokes), their refresh
  * tokens (SHA-256, rotated; a reused one revokes its grant) and the keys access tokens are signed with.

@@ -3,7 +3,7 @@ import type { Migration } from 'kysely/migration';
 import type { SchemaTypes } from '../dialect.ts';
 
 /**
- * Spend control and self-tuning waterfalls (../shared/DESIGN.md §12):
+ * Spend control and self-tuning waterfalls (docs/enrichment.md):
  * - `runs`: what a call that queued cells allows them (its `max_credits`, taken from as they are
  *   charged and given back by refunds, and the API key it came with); each queued tool cell names
  *   its run (`cell_keys.run_id`), so whichever job, follow-up or resume runs it spends as its caller allowed;

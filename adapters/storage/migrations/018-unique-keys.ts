@@ -3,7 +3,7 @@ import type { Migration } from 'kysely/migration';
 import type { SchemaTypes } from '../dialect.ts';
 
 /**
- * Unique keys (../shared/DESIGN.md §12): a project's settings (JSON: its unique columns and what an
+ * Unique keys (docs/enrichment.md): a project's settings (JSON: its unique columns and what an
  * insert of an existing key does), and one record per live row of such a project holding the
  * SHA-256 of its normalised key. The primary key is the uniqueness: two concurrent inserts of one
  * key cannot both commit.

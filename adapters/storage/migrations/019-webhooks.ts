@@ -3,7 +3,7 @@ import type { Migration } from 'kysely/migration';
 import type { SchemaTypes } from '../dialect.ts';
 
 /**
- * Webhooks out and in (../shared/DESIGN.md §12):
+ * Webhooks out and in (docs/enrichment.md):
  * - `webhooks`: a workspace's endpoints, the events each wants and the secret its deliveries are
  *   signed with (kept as is: signing needs it; it is shown once, when the webhook is created);
  * - `webhook_deliveries`: one record per event and endpoint, delivered and retried from here by

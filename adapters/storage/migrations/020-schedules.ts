@@ -3,7 +3,7 @@ import type { Migration } from 'kysely/migration';
 import type { SchemaTypes } from '../dialect.ts';
 
 /**
- * Schedules (../shared/DESIGN.md §12): a project's cron expression and time zone, and the next
+ * Schedules (docs/enrichment.md): a project's cron expression and time zone, and the next
  * time its builder runs again. Claiming a due schedule moves `next_run_at` on in the same
  * statement, so of several processes one starts each run, and a restart finds the schedule as it was.
  */

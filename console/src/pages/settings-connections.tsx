@@ -17,7 +17,7 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 
 /**
  * `/settings/connections`: the applications this person connected to this workspace by browser
- * sign-in (OAuth, DESIGN §10), each with a Disconnect button that revokes its tokens.
+ * sign-in (OAuth, docs/oauth.md), each with a Disconnect button that revokes its tokens.
  */
 export function ConnectionsPage() {
   const [connections, setConnections] = useState<Connection[] | undefined>();

@@ -10,7 +10,7 @@ function destination(redirectUri: string): string {
 }
 
 /**
- * The consent page of GET /oauth/authorize (DESIGN §10): which application asks, where it returns,
+ * The consent page of GET /oauth/authorize (docs/oauth.md): which application asks, where it returns,
  * which workspace it gets (a person of several picks one), and "Allow" / "Deny". The request's
  * parameters ride along as hidden fields, checked again on the POST with the session's CSRF token.
  */

@@ -89,7 +89,7 @@ async function readForm(request: Request): Promise<URLSearchParams> {
 }
 
 /**
- * The built-in OAuth 2.1 authorization server's routes (../shared/DESIGN.md §10), at the root of
+ * The built-in OAuth 2.1 authorization server's routes (docs/oauth.md), at the root of
  * the REST host, whose PUBLIC_URL is the issuer.
  */
 export function oauthRoutes(kernel: Kernel) {

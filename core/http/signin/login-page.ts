@@ -2,7 +2,7 @@ import { escapeHtml, htmlPage } from './html-page.ts';
 
 /**
  * The sign-in page (GET /login): plain HTML with its styles inline, so it works without the
- * console's bundle and without JavaScript. Inputs `email` and `password`, a "Sign in" button (DESIGN §9).
+ * console's bundle and without JavaScript. Inputs `email` and `password`, a "Sign in" button (docs/console.md).
  */
 
 export function loginPage(options: { error?: string; email?: string; next?: string }): string {

@@ -93,7 +93,7 @@ export function sessionAnswer(found: FoundSession) {
 }
 
 /**
- * Sign-in for people (../shared/DESIGN.md §9), outside BASE_PATH: `GET /login` (the form),
+ * Sign-in for people (docs/console.md), outside BASE_PATH: `GET /login` (the form),
  * `POST /login` (form or JSON), `POST /logout`, `GET /session` (who is signed in, and the CSRF
  * token the console sends back on every state-changing request).
  */
