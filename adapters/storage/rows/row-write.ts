@@ -76,7 +76,7 @@ export class RowWrites {
         change: async (seqs, kind, statement) => {
           if (kind !== 'add') await this.measure(trx, moved, deltas, seqs, -1);
           const out = await statement();
-          if (kind !== 'remove') await this.measure(trx, moved, deltas, seqs, 1);
+          if (kind !== 'remove') await this.measure(trx, moved, deltas, seqs, 1, kind === 'update');
           measuredAll = true;
           return out;
         },
@@ -97,15 +97,26 @@ export class RowWrites {
   /**
    * Adds to each moved total the matches among `seqs`, times `sign` (-1 before changing them, +1
    * after). Before-counts lock the keys they read (the dialect's locked read), so they see the
-   * latest committed values, as the write itself will.
+   * latest committed values, as the write itself will. After an update the count is a locked read
+   * too: a plain read sees the transaction's snapshot, older than the before-count for the cells
+   * this write did not touch — another writer's change to another column of the same rows, committed
+   * meanwhile, would then be counted on one side only, and the total drift for good.
    */
-  private async measure(trx: Kysely<Tables>, moved: Watched[], deltas: Map<string, number>, seqs: number[], sign: 1 | -1): Promise<void> {
+  private async measure(
+    trx: Kysely<Tables>,
+    moved: Watched[],
+    deltas: Map<string, number>,
+    seqs: number[],
+    sign: 1 | -1,
+    latest = false,
+  ): Promise<void> {
     if (moved.length === 0 || seqs.length === 0) return;
+    const locked = sign === -1 || latest;
     for (const part of chunks(seqs, this.database.dialect.limits.inListSize)) {
-      // After-counts lock nothing, so every filter is counted in one statement (one round trip per
-      // write, however many totals are watched); locked before-counts go one filter at a time.
-      const counts = sign === 1 ? await this.matchesOfEach(trx, moved, part) : [];
-      if (sign === -1) for (const w of moved) counts.push(await this.matchesAmong(trx, w, part, true));
+      // Counts of rows this write added lock nothing (no one else sees them yet), so every filter is
+      // counted in one statement; locked counts go one filter at a time.
+      const counts = locked ? [] : await this.matchesOfEach(trx, moved, part);
+      if (locked) for (const w of moved) counts.push(await this.matchesAmong(trx, w, part, true));
       moved.forEach((w, i) => {
         deltas.set(w.key, (deltas.get(w.key) ?? 0) + sign * (counts[i] ?? 0));
       });
