@@ -85,12 +85,18 @@ export interface FillOptions {
 /** Counts the calls of one async method of `obj` and sums their ms, live, until `restore()`. */
 function spy(obj: object, method: string): { calls: number; ms: number; restore(): void } {
   const target = obj as Record<string, unknown>;
-  const original = target[method] as (...args: unknown[]) => Promise<unknown>;
+  // The class's own method, not what a wrapper of the object answers: the kernel's storage is a
+  // proxy whose replaced methods call the raw repository's, where the spy then sits (no loop).
+  const own = Object.hasOwn(obj, method);
+  const original = (own ? target[method] : (Object.getPrototypeOf(obj) as Record<string, unknown>)[method]) as (
+    ...args: unknown[]
+  ) => Promise<unknown>;
   const s = {
     calls: 0,
     ms: 0,
     restore: () => {
-      target[method] = original;
+      if (own) target[method] = original;
+      else delete target[method];
     },
   };
   target[method] = async (...args: unknown[]) => {
