@@ -13,6 +13,20 @@ import { DIALECTS, freshDatabaseUrl } from './support/databases.ts';
 
 const ROWS = 600;
 
+/** A workspace and a project of these columns in `storage`; answers the project's pk and columns. */
+async function projectOf(storage: SqlStorage, columns: { name: string; type: 'input' | 'tool'; toolId?: string }[]) {
+  const ws = await storage.workspaces.create({ name: 'w', plan: 'pro' });
+  const project = await storage.projects.create({
+    workspaceId: ws.id,
+    creatorId: 't',
+    name: 'p',
+    builderId: null,
+    formData: null,
+    columns,
+  });
+  return { projectPk: project.pk, columns: await storage.projects.columns(project.pk) };
+}
+
 describe.each(DIALECTS)('filtered totals shared between processes on %s', (dialect) => {
   let reader: SqlStorage;
   let writers: SqlStorage[];
@@ -28,21 +42,11 @@ describe.each(DIALECTS)('filtered totals shared between processes on %s', (diale
     const url = await freshDatabaseUrl(dialect);
     reader = await openStorage(url);
     writers = [await openStorage(url, { migrate: false }), await openStorage(url, { migrate: false })];
-    const ws = await reader.workspaces.create({ name: 'w', plan: 'pro' });
-    const project = await reader.projects.create({
-      workspaceId: ws.id,
-      creatorId: 't',
-      name: 'p',
-      builderId: null,
-      formData: null,
-      columns: [
-        { name: 'Name', type: 'input' },
-        { name: 'Size', type: 'input' },
-        { name: 'Score', type: 'tool', toolId: 'formula' },
-      ],
-    });
-    projectPk = project.pk;
-    columns = await reader.projects.columns(projectPk);
+    ({ projectPk, columns } = await projectOf(reader, [
+      { name: 'Name', type: 'input' },
+      { name: 'Size', type: 'input' },
+      { name: 'Score', type: 'tool', toolId: 'formula' },
+    ]));
     for (const c of columns) col[c.name] = c;
     await reader.rows.insert(
       projectPk,
@@ -143,32 +147,21 @@ describe.skipIf(!DIALECTS.includes('mysql'))('a filter over two columns that two
     const reader = await openStorage(url);
     const [a, b] = [await openStorage(url, { migrate: false }), await openStorage(url, { migrate: false })];
     try {
-      const ws = await reader.workspaces.create({ name: 'w', plan: 'pro' });
-      const project = await reader.projects.create({
-        workspaceId: ws.id,
-        creatorId: 't',
-        name: 'p',
-        builderId: null,
-        formData: null,
-        columns: [
-          { name: 'Name', type: 'input' },
-          { name: 'X', type: 'tool', toolId: 'formula' },
-          { name: 'Y', type: 'tool', toolId: 'formula' },
-        ],
-      });
-      const columns = await reader.projects.columns(project.pk);
+      const { projectPk, columns } = await projectOf(reader, [
+        { name: 'Name', type: 'input' },
+        { name: 'X', type: 'tool', toolId: 'formula' },
+        { name: 'Y', type: 'tool', toolId: 'formula' },
+      ]);
       const [name, x, y] = columns as [Column, Column, Column];
       const rows = 60;
       await reader.rows.insert(
-        project.pk,
+        projectPk,
         columns,
         Array.from({ length: rows }, (_, i) => ({ [name.no]: { v: `R${i}` } })),
       );
-      const seqs = (await reader.rows.page({ projectPk: project.pk, filter: null, sort: [], limit: rows, offset: 0 })).rows.map(
-        (r) => r.seq,
-      );
-      await reader.rows.moveStatus(project.pk, x.no, ['pending'], 'queued', seqs);
-      await reader.rows.moveStatus(project.pk, y.no, ['pending'], 'queued', seqs);
+      const seqs = (await reader.rows.page({ projectPk, filter: null, sort: [], limit: rows, offset: 0 })).rows.map((r) => r.seq);
+      await reader.rows.moveStatus(projectPk, x.no, ['pending'], 'queued', seqs);
+      await reader.rows.moveStatus(projectPk, y.no, ['pending'], 'queued', seqs);
       const working = [
         {
           type: 'or',
@@ -181,7 +174,7 @@ describe.skipIf(!DIALECTS.includes('mysql'))('a filter over two columns that two
       const count = async () =>
         (
           await reader.rows.page({
-            projectPk: project.pk,
+            projectPk,
             filter: parseFilterGroups(JSON.stringify(working), columns),
             sort: [],
             limit: 1,
@@ -193,15 +186,15 @@ describe.skipIf(!DIALECTS.includes('mysql'))('a filter over two columns that two
       await Promise.all(
         seqs.flatMap((seq) => [
           a.rows
-            .moveStatus(project.pk, x.no, ['queued'], 'running', [seq])
-            .then(() => a.rows.moveStatus(project.pk, x.no, ['running'], 'completed', [seq])),
+            .moveStatus(projectPk, x.no, ['queued'], 'running', [seq])
+            .then(() => a.rows.moveStatus(projectPk, x.no, ['running'], 'completed', [seq])),
           b.rows
-            .moveStatus(project.pk, y.no, ['queued'], 'running', [seq])
-            .then(() => b.rows.moveStatus(project.pk, y.no, ['running'], 'completed', [seq])),
+            .moveStatus(projectPk, y.no, ['queued'], 'running', [seq])
+            .then(() => b.rows.moveStatus(projectPk, y.no, ['running'], 'completed', [seq])),
         ]),
       );
       const left = (
-        await reader.rows.page({ projectPk: project.pk, filter: null, sort: [], limit: rows, offset: 0, toolCols: [x.no, y.no] })
+        await reader.rows.page({ projectPk, filter: null, sort: [], limit: rows, offset: 0, toolCols: [x.no, y.no] })
       ).rows.filter(
         (r) =>
           ['queued', 'running'].includes(r.cells[String(x.no)]?.s ?? '') || ['queued', 'running'].includes(r.cells[String(y.no)]?.s ?? ''),
