@@ -1,4 +1,4 @@
-import type { QueueOptions } from './jobs/queue.ts';
+import type { QueueOptions } from './ports/queue.ts';
 import { type PlanRules, parsePlans } from './plans.ts';
 
 /**

@@ -1,13 +1,13 @@
 import type { Config } from './config.ts';
-import type { ProjectEventBus } from './events/project-events.ts';
+import type { ProjectEventBus } from './ports/project-events.ts';
 import type { ExpressionPool } from './expressions/expression-pool.ts';
-import type { JobQueue } from './jobs/queue.ts';
-import type { RateLimiter } from './jobs/rate-limiter.ts';
+import type { JobQueue } from './ports/queue.ts';
+import type { RateLimiter } from './ports/rate-limiter.ts';
 import type { WorkerStatsBoard } from './metrics/worker-stats.ts';
-import type { OAuthServer } from './oauth/oauth-server.ts';
+import type { OAuthServer } from './identity/oauth/oauth-server.ts';
 import type { PluginRegistry } from './plugins/registry.ts';
 import type { LongRequests } from './services/long-requests.ts';
-import type { Storage } from './storage.ts';
+import type { Storage } from './ports/storage.ts';
 
 /** Everything an operation or job handler may use: the kernel's services, nothing global. */
 export interface Kernel {

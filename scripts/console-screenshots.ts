@@ -4,8 +4,8 @@ import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { loadConfig } from '../core/config.ts';
 import { setLogLevel } from '../core/log.ts';
-import { issueApiKey } from '../core/services/api-keys.ts';
-import { startService } from '../core/service.ts';
+import { issueApiKey } from '../core/identity/api-keys.ts';
+import { startService } from '../app/service.ts';
 
 /**
  * `bun run console:screenshots`: the README's pictures of the console, taken in Debian's Chromium

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { safeNext } from '../core/http/signin/signin-routes.ts';
+import { safeNext } from '../doors/http/signin/signin-routes.ts';
 import { admin } from './support/admin-cli.ts';
 import { DIALECTS } from './support/databases.ts';
 import { startTestService, type TestService } from './support/test-service.ts';

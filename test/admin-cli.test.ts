@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
 import { loadConfig } from '../core/config.ts';
-import { type RunningService, startService } from '../core/service.ts';
+import { type RunningService, startService } from '../app/service.ts';
 import { captureLog } from './support/capture-log.ts';
 import { admin } from './support/admin-cli.ts';
 import { DIALECTS, freshDatabaseUrl } from './support/databases.ts';

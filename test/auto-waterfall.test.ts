@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
 import { autoOrder, MIN_ATTEMPTS } from '../core/columns/auto-order.ts';
-import type { ToolStats } from '../core/storage.ts';
+import type { ToolStats } from '../core/ports/storage.ts';
 import { call, connect } from './mcp/mcp-support.ts';
 import { DIALECTS } from './support/databases.ts';
 import { startTestService, type TestService } from './support/test-service.ts';

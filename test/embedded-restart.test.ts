@@ -9,7 +9,7 @@ const KEY = 'restart-test-key';
 
 /** `bun run start` on this SQLite file (embedded: in-process queue), ready when it listens. */
 async function start(dir: string, port: number) {
-  const proc = Bun.spawn(['bun', 'core/main.ts'], {
+  const proc = Bun.spawn(['bun', 'app/main.ts'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

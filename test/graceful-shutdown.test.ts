@@ -9,10 +9,10 @@ import { freePort } from './support/free-port.ts';
 /**
  * SIGTERM on an API or MCP process (docs/scaling.md, rolling restarts): it stops accepting at once, the
  * requests it is serving finish and are answered, and it exits 0; SHUTDOWN_GRACE_MS bounds the wait.
- * Real processes (`bun core/main.ts`) and raw sockets, so that a request is provably in flight: its
+ * Real processes (`bun app/main.ts`) and raw sockets, so that a request is provably in flight: its
  * body is half sent when the signal arrives.
  */
-const MAIN = resolve(import.meta.dir, '../core/main.ts');
+const MAIN = resolve(import.meta.dir, '../app/main.ts');
 const KEY = 'wfs_graceful_test_key_0123456789abcdef';
 
 interface Proc {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { resumeUnfinishedWork } from '../core/jobs/resume-unfinished.ts';
+import { resumeUnfinishedWork } from '../core/handlers/resume-unfinished.ts';
 import { DIALECTS } from './support/databases.ts';
 import { startTestService, type TestService, waitForBuilder } from './support/test-service.ts';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
 import { loadConfig } from '../core/config.ts';
-import { issueApiKey } from '../core/services/api-keys.ts';
-import { type RunningService, startService } from '../core/service.ts';
+import { issueApiKey } from '../core/identity/api-keys.ts';
+import { type RunningService, startService } from '../app/service.ts';
 import { call, connect } from './mcp/mcp-support.ts';
 import { queueEnv } from './support/databases.ts';
 import { createDatabase, type MariaDbServer, startMariaDb } from './support/mariadb.ts';

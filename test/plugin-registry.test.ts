@@ -3,8 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../core/config.ts';
-import { loadPlugins, PluginRegistry } from '../core/plugins/registry.ts';
-import { startService } from '../core/service.ts';
+import { loadPlugins } from '../app/load-plugins.ts';
+import { PluginRegistry } from '../core/plugins/registry.ts';
+import { startService } from '../app/service.ts';
 import formula from '../plugins/tools/formula/index.ts';
 import { data, startMcpTestService } from './mcp/mcp-support.ts';
 

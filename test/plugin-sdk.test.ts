@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import * as hostSdk from '../core/plugin-sdk/index.ts';
-import { loadPlugins } from '../core/plugins/registry.ts';
+import * as hostSdk from '../sdk/plugin-sdk/index.ts';
+import { loadPlugins } from '../app/load-plugins.ts';
 import { addColumn, cellOf, csvProject, runColumns, SERVICE_START_MS } from './plugins/enrich-helpers.ts';
 import { startTestService, type TestService, waitForBuilder } from './support/test-service.ts';
 

@@ -27,7 +27,7 @@ describe.each(DIALECTS)('project events on %s', (dialect) => {
     const env = { ...(await queueEnv(dialect)), DATABASE_URL: await freshDatabaseUrl(dialect) };
     t = await startTestService(dialect, { ...env, ...(dialect === 'mysql' ? { WORKERS: '0' } : {}) });
     if (dialect === 'mysql') {
-      worker = Bun.spawn(['bun', 'core/worker.ts'], {
+      worker = Bun.spawn(['bun', 'app/worker.ts'], {
         cwd: ROOT,
         env: { ...process.env, ...env, PROVIDER_MODE: 'sandbox', LOG_LEVEL: 'warn', JOB_BACKOFF_MS: '50' },
         stdout: 'ignore',

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { Type } from '@sinclair/typebox';
 import { openQueue } from '../adapters/queue/open-queue.ts';
-import { type Job, type JobQueue, permanentError, type QueueOptions, retryableError } from '../core/jobs/queue.ts';
+import { type Job, type JobQueue, permanentError, type QueueOptions, retryableError } from '../core/ports/queue.ts';
 import { JobTimeoutError } from '../core/jobs/retry-policy.ts';
 import { captureLog } from './support/capture-log.ts';
 import { freshPrefix, type RedisServer, startRedis } from './support/redis.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { InProcessQueue } from '../adapters/queue/in-process.ts';
 import { openQueue } from '../adapters/queue/open-queue.ts';
-import type { Job, JobQueue, QueueOptions } from '../core/jobs/queue.ts';
+import type { Job, JobQueue, QueueOptions } from '../core/ports/queue.ts';
 import { captureLog } from './support/capture-log.ts';
 import { freshPrefix, type RedisServer, startRedis } from './support/redis.ts';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Redis } from 'ioredis';
 import { InMemoryRateLimiter } from '../adapters/rate-limit/in-memory.ts';
 import { RedisRateLimiter } from '../adapters/rate-limit/redis-token-bucket.ts';
-import { type RateLimiter, takeToken } from '../core/jobs/rate-limiter.ts';
+import { type RateLimiter, takeToken } from '../core/ports/rate-limiter.ts';
 import { freshPrefix, type RedisServer, startRedis } from './support/redis.ts';
 
 describe('token bucket arithmetic', () => {

@@ -6,7 +6,7 @@ import { SqlRowRepo } from '../adapters/storage/rows/sql-row-repo.ts';
 import { openStorage, type SqlStorage } from '../adapters/storage/sql-storage.ts';
 import type { Cell, Column } from '../core/model.ts';
 import { parseFilterGroups, parseSortRules } from '../core/rows/filter-parse.ts';
-import type { RowPageQuery } from '../core/storage.ts';
+import type { RowPageQuery } from '../core/ports/storage.ts';
 import { DIALECTS, freshDatabaseUrl } from './support/databases.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
-import { runAdmin } from '../core/cli/admin.ts';
-import { issueApiKey } from '../core/services/api-keys.ts';
+import { runAdmin } from '../doors/cli/admin.ts';
+import { issueApiKey } from '../core/identity/api-keys.ts';
 import { call, connect } from './mcp/mcp-support.ts';
 import { DIALECTS } from './support/databases.ts';
 import { startTestService, type TestService } from './support/test-service.ts';

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-const MAIN = resolve(import.meta.dir, '../core/main.ts');
+const MAIN = resolve(import.meta.dir, '../app/main.ts');
 
 test('`bun run start` with no configuration serves REST on SQLite created under ./data', async () => {
   const cwd = mkdtempSync(join(tmpdir(), 'wfs-start-'));

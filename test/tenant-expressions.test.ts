@@ -153,8 +153,8 @@ describe.each(DIALECTS)('SIGTERM stops a process busy with an endless formula, o
       // The separate worker is the one to stop on MariaDB: the API runs no jobs.
       ...(dialect === 'sqlite' ? {} : { WORKERS: '0' }),
     };
-    const api = await spawnUntil(['bun', 'core/main.ts'], env, 'REST API listening');
-    const worker = dialect === 'sqlite' ? api : await spawnUntil(['bun', 'core/worker.ts'], env, 'worker started');
+    const api = await spawnUntil(['bun', 'app/main.ts'], env, 'REST API listening');
+    const worker = dialect === 'sqlite' ? api : await spawnUntil(['bun', 'app/worker.ts'], env, 'worker started');
     try {
       const base = `http://127.0.0.1:${port}/api/enterprise`;
       const call = async (method: string, path: string, body?: unknown) => {

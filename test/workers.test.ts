@@ -3,8 +3,8 @@ import { resolve } from 'node:path';
 import type { Subprocess } from 'bun';
 import type { SqlStorage } from '../adapters/storage/sql-storage.ts';
 import { loadConfig } from '../core/config.ts';
-import { issueApiKey } from '../core/services/api-keys.ts';
-import { type RunningService, startService } from '../core/service.ts';
+import { issueApiKey } from '../core/identity/api-keys.ts';
+import { type RunningService, startService } from '../app/service.ts';
 import { freshDatabaseUrl, queueEnv } from './support/databases.ts';
 
 /**
@@ -21,7 +21,7 @@ let workspaceId: string;
 const workers: Subprocess[] = [];
 
 function spawnWorker(): Subprocess {
-  const proc = Bun.spawn(['bun', 'core/worker.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'ignore' });
+  const proc = Bun.spawn(['bun', 'app/worker.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'ignore' });
   workers.push(proc);
   return proc;
 }

@@ -6,7 +6,7 @@ import {
   type ProjectEvent,
   type ProjectEventBus,
   type StoredEvent,
-} from '../../core/events/project-events.ts';
+} from '../../core/ports/project-events.ts';
 
 /** The embedded default: events of this process, the last EVENTS_KEPT per project kept for resuming. */
 export class InProcessProjectEvents implements ProjectEventBus {

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { ProjectEventBus } from '../../core/events/project-events.ts';
+import type { ProjectEventBus } from '../../core/ports/project-events.ts';
 import { InProcessProjectEvents } from './in-process-events.ts';
 import { RedisProjectEvents } from './redis-events.ts';
 

@@ -7,7 +7,7 @@ import {
   type ProjectEvent,
   type ProjectEventBus,
   type StoredEvent,
-} from '../../core/events/project-events.ts';
+} from '../../core/ports/project-events.ts';
 import { log } from '../../core/log.ts';
 
 /** A project's event stream lives this long after its last event (then Redis forgets it). */

@@ -1,4 +1,4 @@
-import type { EventWatch, ProjectEvent, ProjectEventBus } from '../../core/events/project-events.ts';
+import type { EventWatch, ProjectEvent, ProjectEventBus } from '../../core/ports/project-events.ts';
 import { InProcessProjectEvents } from './in-process-events.ts';
 
 /**

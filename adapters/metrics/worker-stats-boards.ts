@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { QueueStats } from '../../core/jobs/queue.ts';
+import type { QueueStats } from '../../core/ports/queue.ts';
 import type { WorkerStatsBoard } from '../../core/metrics/worker-stats.ts';
 
 /** The embedded default: one process, whose counters are whatever it published last. */

@@ -10,7 +10,7 @@ import {
   newWorkerId,
   type QueueOptions,
   type QueueStats,
-} from '../../core/jobs/queue.ts';
+} from '../../core/ports/queue.ts';
 import { type AttemptOutcome, type RetryPolicy, retryPolicy, runAttempt } from '../../core/jobs/retry-policy.ts';
 import { log } from '../../core/log.ts';
 

@@ -1,4 +1,4 @@
-import type { JobQueue, QueueOptions } from '../../core/jobs/queue.ts';
+import type { JobQueue, QueueOptions } from '../../core/ports/queue.ts';
 import { InProcessQueue } from './in-process.ts';
 import { RedisStreamsQueue } from './redis-streams.ts';
 

@@ -14,7 +14,7 @@ import {
   newWorkerId,
   type QueueOptions,
   type QueueStats,
-} from '../../core/jobs/queue.ts';
+} from '../../core/ports/queue.ts';
 import { type AttemptOutcome, type RetryPolicy, retryPolicy, runAttempt } from '../../core/jobs/retry-policy.ts';
 import { log, redactUrl } from '../../core/log.ts';
 import { withTimeout } from '../../core/time-limit.ts';

@@ -1,5 +1,5 @@
 import type { Config } from '../../core/config.ts';
-import type { ProjectEvent } from '../../core/events/project-events.ts';
+import type { ProjectEvent } from '../../core/ports/project-events.ts';
 
 /**
  * Messages between the HTTP thread and the job thread of the embedded mode (SQLite, no Redis): the

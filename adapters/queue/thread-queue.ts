@@ -1,8 +1,8 @@
-import type { ProjectEvent } from '../../core/events/project-events.ts';
+import type { ProjectEvent } from '../../core/ports/project-events.ts';
 import type { LinkedProjectEvents } from '../events/thread-events.ts';
 import { newId } from '../../core/ids.ts';
 import type { Config } from '../../core/config.ts';
-import type { ConsumeOptions, DeadJob, EnqueueOptions, JobHandlers, JobQueue, QueueStats } from '../../core/jobs/queue.ts';
+import type { ConsumeOptions, DeadJob, EnqueueOptions, JobHandlers, JobQueue, QueueStats } from '../../core/ports/queue.ts';
 import { log } from '../../core/log.ts';
 import type { FromJobThread, ThreadCallMethod, ToJobThread } from './thread-protocol.ts';
 
@@ -11,7 +11,7 @@ const START_TIMEOUT_MS = 60_000;
 
 /**
  * The embedded mode's queue as the HTTP thread sees it: the jobs run on a job thread of their own
- * (core/job-thread.ts: its own SQLite connection, its own in-process queue and expression pool), so
+ * (app/job-thread.ts: its own SQLite connection, its own in-process queue and expression pool), so
  * an import, an enrichment or a score run never holds the thread that answers requests. Calls go
  * over postMessage; the job thread's project events come back and are published on `events`.
  */
@@ -24,15 +24,18 @@ export class ThreadQueue implements JobQueue {
   private closed = false;
   private failure: Error | undefined;
 
-  private constructor(events: LinkedProjectEvents) {
-    this.worker = new Worker(new URL('../../core/job-thread.ts', import.meta.url).href);
+  private constructor(script: URL, events: LinkedProjectEvents) {
+    this.worker = new Worker(script.href);
     this.worker.onmessage = (e: MessageEvent<FromJobThread>) => this.receive(e.data, events);
     this.worker.onerror = (e) => this.fail(new Error(`the job thread failed: ${(e as ErrorEvent).message ?? 'unknown error'}`));
   }
 
-  /** Starts the job thread and answers once it runs jobs (its unfinished work queued again first). */
-  static async start(config: Config, events: LinkedProjectEvents): Promise<ThreadQueue> {
-    const queue = new ThreadQueue(events);
+  /**
+   * Starts the job thread (`script`: the composition root's thread entry, which builds a kernel of
+   * its own) and answers once it runs jobs (its unfinished work queued again first).
+   */
+  static async start(script: URL, config: Config, events: LinkedProjectEvents): Promise<ThreadQueue> {
+    const queue = new ThreadQueue(script, events);
     // What this thread publishes (a deletion, a row added) reaches the jobs' watchers too.
     events.linkTo((projectPk, event) => queue.sendEvent(projectPk, event));
     await new Promise<void>((resolve, reject) => {
@@ -101,7 +104,7 @@ export class ThreadQueue implements JobQueue {
     return this.call<string>('enqueue', type, payload, { ...options, id: options.id ?? newId() });
   }
 
-  /** The job thread consumes with the handlers it registers itself (core/service.ts startWorkers). */
+  /** The job thread consumes with the handlers it registers itself (app/service.ts startWorkers). */
   consume(_handlers: JobHandlers, _options: ConsumeOptions): void {
     throw new Error('the job thread consumes its own queue');
   }

@@ -1,4 +1,4 @@
-import { acquireToken, type RateLimiter, type RateRule, type Take, type TakeCost } from '../../core/jobs/rate-limiter.ts';
+import { acquireToken, type RateLimiter, type RateRule, type Take, type TakeCost } from '../../core/ports/rate-limiter.ts';
 import { log } from '../../core/log.ts';
 import { withTimeout } from '../../core/time-limit.ts';
 

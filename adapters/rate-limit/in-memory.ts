@@ -1,4 +1,4 @@
-import { acquireToken, type RateLimiter, type RateRule, type Take, type TakeCost, takeToken } from '../../core/jobs/rate-limiter.ts';
+import { acquireToken, type RateLimiter, type RateRule, type Take, type TakeCost, takeToken } from '../../core/ports/rate-limiter.ts';
 
 /** Token buckets in this process (the embedded default: one process does all the work). */
 export class InMemoryRateLimiter implements RateLimiter {

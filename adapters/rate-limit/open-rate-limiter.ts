@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { RateLimiter } from '../../core/jobs/rate-limiter.ts';
+import type { RateLimiter } from '../../core/ports/rate-limiter.ts';
 import { FallbackRateLimiter } from './fallback-rate-limiter.ts';
 import { InMemoryRateLimiter } from './in-memory.ts';
 import { RedisRateLimiter } from './redis-token-bucket.ts';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { acquireToken, type RateLimiter, type RateRule, type Take, type TakeCost } from '../../core/jobs/rate-limiter.ts';
+import { acquireToken, type RateLimiter, type RateRule, type Take, type TakeCost } from '../../core/ports/rate-limiter.ts';
 
 /**
  * One token bucket per key in Redis, taken atomically by a Lua script that reads Redis's own clock,

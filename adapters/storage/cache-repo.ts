@@ -1,4 +1,4 @@
-import type { CachedResult, EnrichmentCache } from '../../core/storage.ts';
+import type { CachedResult, EnrichmentCache } from '../../core/ports/storage.ts';
 import type { Database } from './database.ts';
 
 /** Enrichment results by cache key, with an expiry and when they were found; expired entries read as missing. */

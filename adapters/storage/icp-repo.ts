@@ -1,6 +1,6 @@
 import type { IcpDefinition } from '../../core/icp/definition.ts';
 import { newId } from '../../core/ids.ts';
-import type { IcpRecord, IcpRepo } from '../../core/storage.ts';
+import type { IcpRecord, IcpRepo } from '../../core/ports/storage.ts';
 import type { Database } from './database.ts';
 import type { IcpTable } from './tables.ts';
 

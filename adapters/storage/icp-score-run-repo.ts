@@ -1,6 +1,6 @@
 import type { IcpDefinition } from '../../core/icp/definition.ts';
 import type { ScoreTally } from '../../core/icp/score-tally.ts';
-import type { IcpScoreRunRecord, IcpScoreRunRepo, IcpScoreRunStatus, JobsOf } from '../../core/storage.ts';
+import type { IcpScoreRunRecord, IcpScoreRunRepo, IcpScoreRunStatus, JobsOf } from '../../core/ports/storage.ts';
 import type { Database } from './database.ts';
 import { storeJobs } from './job-outbox-repo.ts';
 import type { IcpScoreRunTable } from './tables.ts';

@@ -1,4 +1,4 @@
-import type { IdempotencyClaim, IdempotencyRepo } from '../../core/storage.ts';
+import type { IdempotencyClaim, IdempotencyRepo } from '../../core/ports/storage.ts';
 import type { Database } from './database.ts';
 
 /** Answers are kept 24 hours; an older record is replaced by the next request with its key. */

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { JobOutboxRepo, OutboxJob } from '../../core/storage.ts';
+import type { JobOutboxRepo, OutboxJob } from '../../core/ports/storage.ts';
 import { chunks, insertMany } from './compiled-queries.ts';
 import type { Database } from './database.ts';
 import type { JobOutboxTable, Tables } from './tables.ts';

@@ -1,4 +1,4 @@
-import type { OAuthIdentityRepo } from '../../core/storage.ts';
+import type { OAuthIdentityRepo } from '../../core/ports/storage.ts';
 import type { Database } from './database.ts';
 
 /** (issuer, subject) → workspace, for OAuth tokens that carry no workspace_id claim. */

@@ -6,7 +6,7 @@ import type {
   OAuthRedeemed,
   OAuthRepo,
   OAuthSigningKeyRecord,
-} from '../../core/storage.ts';
+} from '../../core/ports/storage.ts';
 import type { Database } from './database.ts';
 import type { OAuthCodeTable, OAuthGrantTable, Tables } from './tables.ts';
 

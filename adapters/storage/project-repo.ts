@@ -11,7 +11,7 @@ import {
   type ProjectSettings,
   type WaterfallStep,
 } from '../../core/model.ts';
-import type { BuilderRunState, JobsOf, NewColumn, ProjectListQuery, ProjectRepo } from '../../core/storage.ts';
+import type { BuilderRunState, JobsOf, NewColumn, ProjectListQuery, ProjectRepo } from '../../core/ports/storage.ts';
 import type { Database } from './database.ts';
 import { storeJobs } from './job-outbox-repo.ts';
 import { likeEscape } from './rows/row-filter-sql.ts';

@@ -1,4 +1,4 @@
-import type { ScheduleRecord, ScheduleRepo } from '../../core/storage.ts';
+import type { ScheduleRecord, ScheduleRepo } from '../../core/ports/storage.ts';
 import type { Database } from './database.ts';
 import type { ScheduleTable } from './tables.ts';
 

@@ -1,5 +1,5 @@
 import type { Role } from '../../core/model.ts';
-import type { FoundSession, SessionRecord, SessionRepo } from '../../core/storage.ts';
+import type { FoundSession, SessionRecord, SessionRepo } from '../../core/ports/storage.ts';
 import { reusableQuery } from './compiled-queries.ts';
 import type { Database } from './database.ts';
 import { toWorkspaceOf } from './user-repo.ts';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Storage } from '../../core/storage.ts';
+import type { Storage } from '../../core/ports/storage.ts';
 import { type Database, migrateToLatest, openDatabase, pendingMigrations } from './database.ts';
 import { SqlIcpRepo } from './icp-repo.ts';
 import { SqlIcpScoreRunRepo } from './icp-score-run-repo.ts';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { ToolRunFigures, ToolStats, ToolStatsRepo } from '../../core/storage.ts';
+import type { ToolRunFigures, ToolStats, ToolStatsRepo } from '../../core/ports/storage.ts';
 import type { Database } from './database.ts';
 
 const COUNTERS = ['attempts', 'found', 'credits', 'latency_ms'] as const;

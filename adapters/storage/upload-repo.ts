@@ -1,4 +1,4 @@
-import type { UploadRecord, UploadRepo } from '../../core/storage.ts';
+import type { UploadRecord, UploadRepo } from '../../core/ports/storage.ts';
 import { breathe } from '../../core/jobs/breathe.ts';
 import type { Database } from './database.ts';
 import type { UploadTable } from './tables.ts';

@@ -1,6 +1,6 @@
 import { newId } from '../../core/ids.ts';
 import type { Role, User, Workspace } from '../../core/model.ts';
-import type { Invitation, Member, UserRepo } from '../../core/storage.ts';
+import type { Invitation, Member, UserRepo } from '../../core/ports/storage.ts';
 import type { Database } from './database.ts';
 
 const toUser = (r: { id: string; email: string; created_at: number }): User => ({
@@ -16,7 +16,7 @@ export const toWorkspaceOf = (r: { w_id: string; w_name: string; w_plan: string;
   createdAt: Number(r.w_created_at),
 });
 
-/** Users and their memberships (migration 015). Emails arrive lower-cased (core/services/accounts.ts). */
+/** Users and their memberships (migration 015). Emails arrive lower-cased (core/identity/accounts.ts). */
 export class SqlUserRepo implements UserRepo {
   constructor(private readonly database: Database) {}
 

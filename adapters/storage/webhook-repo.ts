@@ -1,5 +1,12 @@
 import { sql } from 'kysely';
-import type { AttemptOutcome, DeliveryFairness, DeliveryRecord, DeliveryStatus, WebhookRecord, WebhookRepo } from '../../core/storage.ts';
+import type {
+  AttemptOutcome,
+  DeliveryFairness,
+  DeliveryRecord,
+  DeliveryStatus,
+  WebhookRecord,
+  WebhookRepo,
+} from '../../core/ports/storage.ts';
 import type { Database } from './database.ts';
 import type { WebhookDeliveryTable, WebhookTable } from './tables.ts';
 

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { newId } from '../../core/ids.ts';
 import type { Workspace } from '../../core/model.ts';
-import type { ApiKeyRecord, ApiKeySummary, FoundKey, WorkspaceRepo } from '../../core/storage.ts';
+import type { ApiKeyRecord, ApiKeySummary, FoundKey, WorkspaceRepo } from '../../core/ports/storage.ts';
 import { type ReusableQuery, reusableQuery } from './compiled-queries.ts';
 import type { Database } from './database.ts';
 import { PROJECT_FIELDS, toProject } from './project-repo.ts';

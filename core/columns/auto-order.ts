@@ -1,5 +1,5 @@
 import type { WaterfallStep } from '../model.ts';
-import type { ToolStats } from '../storage.ts';
+import type { ToolStats } from '../ports/storage.ts';
 
 /** Attempts under which a step's figures say too little: it is tried first until it has them. */
 export const MIN_ATTEMPTS = 20;

@@ -1,5 +1,5 @@
-import type { Storage } from '../storage.ts';
-import type { ProjectEventBus } from './project-events.ts';
+import type { Storage } from '../ports/storage.ts';
+import type { ProjectEventBus } from '../ports/project-events.ts';
 
 /**
  * Makes every committed change of rows, cells, columns and builder state a project event: the

@@ -1,7 +1,7 @@
 import { newId } from '../ids.ts';
 import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
-import type { JobsOf, OutboxJob } from '../storage.ts';
+import type { JobsOf, OutboxJob } from '../ports/storage.ts';
 
 /**
  * The transactional outbox (docs/scaling.md). A write that starts work stores its jobs in the same

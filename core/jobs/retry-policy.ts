@@ -1,5 +1,5 @@
 import { Value } from '@sinclair/typebox/value';
-import type { DeadReason, Job, JobHandler, JobHandlers, JobRegistration, QueueOptions } from './queue.ts';
+import type { DeadReason, Job, JobHandler, JobHandlers, JobRegistration, QueueOptions } from '../ports/queue.ts';
 
 /**
  * What happens after a failed attempt, shared by every queue implementation so they behave alike:

@@ -1,5 +1,5 @@
 import type { Kernel } from '../kernel.ts';
-import type { JobContext } from './queue.ts';
+import type { JobContext } from '../ports/queue.ts';
 
 /** Why a job's work stopped: its project was deleted (the message a stopped evaluation shows). */
 export class ProjectDeletedError extends Error {

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { QueueStats } from '../jobs/queue.ts';
+import type { QueueStats } from '../ports/queue.ts';
 import type { Kernel } from '../kernel.ts';
 import { withTimeout } from '../time-limit.ts';
 

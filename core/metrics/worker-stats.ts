@@ -1,4 +1,4 @@
-import type { QueueStats } from '../jobs/queue.ts';
+import type { QueueStats } from '../ports/queue.ts';
 
 /**
  * Where each process's queue counters meet, so the REST host's /metrics can show every worker

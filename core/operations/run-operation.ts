@@ -3,7 +3,7 @@ import type { Kernel } from '../kernel.ts';
 import type { Project, Workspace } from '../model.ts';
 import { admitCall } from '../services/admission.ts';
 import { refuseSpentKey } from '../credits/key-caps.ts';
-import { authenticateFor, type KeyHolder } from '../services/api-keys.ts';
+import { authenticateFor, type KeyHolder } from '../identity/api-keys.ts';
 import { type CallInput, checkInput } from './call-input.ts';
 import { withIdempotency } from './idempotency.ts';
 import type { AnyOperation, ProgressReporter } from './operation.ts';

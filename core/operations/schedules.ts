@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { getSchedule, putSchedule } from '../services/schedules.ts';
+import { getSchedule, putSchedule } from '../schedules/schedules.ts';
 import { EXAMPLE_IDS } from './examples.ts';
 import { defineOperation } from './operation.ts';
 import { ProjectIdParams } from './schemas.ts';

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Kernel } from '../kernel.ts';
 import type { Workspace } from '../model.ts';
 import { createInboundUrl } from '../services/inbound.ts';
-import { createWebhook, deliveryView, findWebhook, MAX_WEBHOOKS, resendDelivery, webhookView } from '../services/webhooks.ts';
+import { createWebhook, deliveryView, findWebhook, MAX_WEBHOOKS, resendDelivery, webhookView } from '../webhooks/webhooks.ts';
 import { WEBHOOK_EVENTS } from '../webhooks/events.ts';
 import { EXAMPLE_IDS } from './examples.ts';
 import { defineOperation } from './operation.ts';

@@ -3,10 +3,11 @@ import { ServiceError } from '../errors.ts';
 import { writeStartingJobs } from '../jobs/job-outbox.ts';
 import type { Kernel } from '../kernel.ts';
 import type { ExecutionLogEntry, Project } from '../model.ts';
-import { BUILDER_RUN_JOB, plannedBuild } from '../services/projects.ts';
-import type { ScheduleRecord } from '../storage.ts';
+import { BUILDER_RUN_JOB } from '../jobs/job-names.ts';
+import { plannedBuild } from '../services/projects.ts';
+import type { ScheduleRecord } from '../ports/storage.ts';
 
-/** The log keeps its newest entries (as core/jobs/run-builder.ts does). */
+/** The log keeps its newest entries (as core/handlers/run-builder.ts does). */
 const LOG_LIMIT = 200;
 
 /**

@@ -1,7 +1,7 @@
 import { BalanceOverflowError } from '../credits/credit-types.ts';
 import { ServiceError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
-import type { RateRule } from '../jobs/rate-limiter.ts';
+import type { RateRule } from '../ports/rate-limiter.ts';
 import { log } from '../log.ts';
 import type { Workspace } from '../model.ts';
 import { planRules } from '../plans.ts';

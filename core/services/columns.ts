@@ -171,7 +171,7 @@ async function runRows(kernel: Kernel, project: Project, rowIds: string[]): Prom
       )
     ).map((r) => r.seq),
   );
-  const missing = [...new Set(rowIds)].filter((id, i) => !found.has(seqs[i] as number));
+  const missing = [...new Set(rowIds)].filter((_id, i) => !found.has(seqs[i] as number));
   if (missing.length) {
     throw new ServiceError('not_found', {
       message: `No row ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''} in this project: nothing was run`,

@@ -3,14 +3,14 @@ import { columnSteps, columnsReadBy } from '../columns/column-steps.ts';
 import { conditionsHold } from '../columns/run-condition.ts';
 import { renderTemplate } from '../columns/templates.ts';
 import { builderReservation } from '../credits/charges.ts';
-import { cacheKeysOf, cacheTtlMs } from '../jobs/enrichment/result-cache.ts';
-import type { ReadyRow } from '../jobs/enrichment/enrich-batch.ts';
+import { cacheKeysOf, cacheTtlMs } from '../columns/result-cache.ts';
+import type { ReadyRow } from '../columns/enrich-batch.ts';
 import type { Kernel } from '../kernel.ts';
 import type { CellStatus, Column, Project, StoredRow, Workspace } from '../model.ts';
 import { isEmptyValue } from '../rows/cell-values.ts';
 import { rowValues } from '../rows/row-view.ts';
 import type { AnyTool } from '../plugins/plugin-types.ts';
-import type { ToolStats } from '../storage.ts';
+import type { ToolStats } from '../ports/storage.ts';
 import { type RunMode, runSelection } from './columns.ts';
 import { plannedBuild } from './projects.ts';
 

@@ -1,6 +1,6 @@
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { ServiceError } from '../errors.ts';
-import { SIGNING_ALG } from '../oauth/signing-keys.ts';
+import { SIGNING_ALG } from '../identity/oauth/signing-keys.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Project } from '../model.ts';
 import type { ExportQuery } from './export.ts';

@@ -4,7 +4,7 @@ import type { Kernel } from '../kernel.ts';
 import type { Project } from '../model.ts';
 import { MAX_BATCH_ROWS } from '../operations/rows-batch.ts';
 import { admitCall } from './admission.ts';
-import { hashApiKey, requireApiAccess } from './api-keys.ts';
+import { hashApiKey, requireApiAccess } from '../identity/api-keys.ts';
 import { checkRowQuota } from './quotas.ts';
 import { insertRows } from './row-insert.ts';
 import { cellsOfEach } from './rows.ts';

@@ -13,8 +13,7 @@ import { emptyTemplate } from '../plugins/form-template.ts';
 import type { AnyBuilder } from '../plugins/plugin-types.ts';
 import { rowValues } from '../rows/row-view.ts';
 import { schemaErrors } from '../schema/validate.ts';
-
-export const BUILDER_RUN_JOB = 'builder.run';
+import { BUILDER_RUN_JOB } from '../jobs/job-names.ts';
 
 /** A catalog item of GET /project-builders. */
 export function builderCatalogItem(b: AnyBuilder) {
@@ -135,7 +134,7 @@ export async function projectDetails(kernel: Kernel, project: Project) {
   const columns = await projects.columns(project.pk);
   const toolCols = columns.filter((c) => c.type === 'tool').map((c) => c.no);
   const [first, counts] = await Promise.all([rows.first(project.pk, toolCols), rows.counts([project.pk])]);
-  // A run cut short by a row limit logs why (core/jobs/run-builder.ts); a project runs its builder once.
+  // A run cut short by a row limit logs why (core/handlers/run-builder.ts); a project runs its builder once.
   const warning = [...project.executionLog].reverse().find((e) => e.step === 'warning');
   return {
     id: project.id,

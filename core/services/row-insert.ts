@@ -6,9 +6,8 @@ import type { Kernel } from '../kernel.ts';
 import type { Cell, Column, Project } from '../model.ts';
 import { rowValuesProblem } from '../rows/cell-limits.ts';
 import { rowKey } from '../rows/unique-key.ts';
-import { type BuilderRunState, UniqueKeyTaken } from '../storage.ts';
-
-export const ENRICH_JOB = 'enrich.batch';
+import { type BuilderRunState, UniqueKeyTaken } from '../ports/storage.ts';
+import { ENRICH_JOB } from '../jobs/job-names.ts';
 
 /**
  * Rows per enrichment job: two of the tool's batches, at least 50 and at most what storage reads

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Kernel } from '../kernel.ts';
 import { log } from '../log.ts';
 import { safeFetch } from '../plugins/safe-fetch.ts';
-import type { AttemptOutcome, DeliveryRecord, WebhookRecord } from '../storage.ts';
+import type { AttemptOutcome, DeliveryRecord, WebhookRecord } from '../ports/storage.ts';
 
 /** Deliveries one process sends at once, to one endpoint at once, for one workspace at once, and how long a claim lasts. */
 const BATCH = 16;

@@ -1,5 +1,4 @@
-import { Type } from '@sinclair/typebox';
-import type { Job } from '../jobs/queue.ts';
+import type { Job } from '../ports/queue.ts';
 import type { JobRequest } from '../jobs/job-outbox.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Column, Project } from '../model.ts';
@@ -7,20 +6,13 @@ import { rowView } from '../rows/row-view.ts';
 import { workState } from '../services/project-work.ts';
 import { toolColumnNos } from '../services/rows.ts';
 import { recordEvent, recordEvents } from './events.ts';
+import { WEBHOOK_EVENTS_JOB } from '../jobs/job-names.ts';
 
 /**
  * Enrichment results become webhook events in a job of their own, stored with the results (the
  * job outbox): the events of a written batch are recorded once, whatever crashes, and reading the
  * rows again stays off the enrichment path. Only batches of workspaces that want these events make one.
  */
-export const WEBHOOK_EVENTS_JOB = 'webhook_events';
-
-export const WebhookEventsPayload = Type.Object({
-  project_pk: Type.Integer({ minimum: 1 }),
-  col_no: Type.Integer({ minimum: 1 }),
-  seqs: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1 }),
-});
-
 const WORKING = new Set(['queued', 'running']);
 
 /** The job telling these results, when the workspace has a webhook for row.enriched or column.completed. */

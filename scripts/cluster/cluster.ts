@@ -9,8 +9,8 @@ import { nginxConfig } from './nginx-config.ts';
 
 /**
  * The reference cluster (docs/scaling.md, docs/scaling.md) on loopback: one MariaDB and one Redis, API,
- * MCP and worker processes as a deployment runs them (`core/main.ts` with SERVE=rest|mcp,
- * `core/worker.ts`), and nginx (the Debian package, as a plain process) in front.
+ * MCP and worker processes as a deployment runs them (`app/main.ts` with SERVE=rest|mcp,
+ * `app/worker.ts`), and nginx (the Debian package, as a plain process) in front.
  */
 export type Role = 'api' | 'mcp' | 'worker';
 
@@ -113,7 +113,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       if (m.role === 'mcp') Object.assign(env, { SERVE: 'mcp', MCP_PORT: String(m.port) });
       // One process creates the workspace of the bootstrap key: several at once would race for it.
       if (m.role === 'api' && m.index === 0) env.BOOTSTRAP_API_KEY = API_KEY;
-      const script = m.role === 'worker' ? 'core/worker.ts' : 'core/main.ts';
+      const script = m.role === 'worker' ? 'app/worker.ts' : 'app/main.ts';
       const log = openSync(join(logDir, `${m.role}-${m.index}.log`), 'a');
       try {
         return Bun.spawn(['bun', join(ROOT, script)], { cwd: ROOT, env, stdin: 'ignore', stdout: log, stderr: log });

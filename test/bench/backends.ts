@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStorage, type SqlStorage } from '../../adapters/storage/sql-storage.ts';
 import { loadConfig } from '../../core/config.ts';
-import { issueApiKey } from '../../core/services/api-keys.ts';
-import { type RunningService, startService } from '../../core/service.ts';
+import { issueApiKey } from '../../core/identity/api-keys.ts';
+import { type RunningService, startService } from '../../app/service.ts';
 import { createDatabase, type MariaDbServer, startMariaDb } from '../support/mariadb.ts';
 import { CleanupSteps } from './jobs-cleanup.ts';
 

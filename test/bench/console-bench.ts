@@ -8,7 +8,7 @@ import { DIST } from '../../console/build.ts';
 import { loadConfig } from '../../core/config.ts';
 import { publishingStorage } from '../../core/events/publishing-storage.ts';
 import { setLogLevel } from '../../core/log.ts';
-import { startService } from '../../core/service.ts';
+import { startService } from '../../app/service.ts';
 import { createDatabase, startMariaDb } from '../support/mariadb.ts';
 import { startRedis } from '../support/redis.ts';
 import { CleanupSteps } from './jobs-cleanup.ts';

@@ -3,7 +3,7 @@ import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openStorage, type SqlStorage } from '../../adapters/storage/sql-storage.ts';
 import { setLogLevel } from '../../core/log.ts';
-import { issueApiKey } from '../../core/services/api-keys.ts';
+import { issueApiKey } from '../../core/identity/api-keys.ts';
 import { freePort } from '../support/free-port.ts';
 import { createDatabase, startMariaDb } from '../support/mariadb.ts';
 import { startRedis } from '../support/redis.ts';
@@ -80,7 +80,7 @@ async function ourService(
   const { api_key } = await issueApiKey(storage.workspaces, ws.id);
   const port = freePort();
   const log = openSync(logPath, 'a');
-  const proc = Bun.spawn(['bun', join(ROOT, 'core/main.ts')], {
+  const proc = Bun.spawn(['bun', join(ROOT, 'app/main.ts')], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

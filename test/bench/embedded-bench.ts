@@ -38,7 +38,7 @@ interface Figures {
 async function measure(jobThread: '0' | '1', body: string): Promise<Figures> {
   const dir = mkdtempSync(join(tmpdir(), 'wfs-bench-embedded-'));
   const port = await freePort();
-  const proc = Bun.spawn(['bun', 'core/main.ts'], {
+  const proc = Bun.spawn(['bun', 'app/main.ts'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

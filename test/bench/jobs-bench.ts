@@ -7,7 +7,7 @@ import type { Kernel } from '../../core/kernel.ts';
 import type { Project } from '../../core/model.ts';
 import { createColumn } from '../../core/services/columns.ts';
 import { setLogLevel } from '../../core/log.ts';
-import { createKernel } from '../../core/service.ts';
+import { createKernel } from '../../app/service.ts';
 import { createDatabase, startMariaDb } from '../support/mariadb.ts';
 import { freshPrefix, startRedis } from '../support/redis.ts';
 import { CleanupSteps, killChildren } from './jobs-cleanup.ts';
@@ -195,7 +195,7 @@ async function main(): Promise<void> {
   for (const tool of settings.tools) {
     const project = await seedProject(`jobs bench ${tool}`, settings.rows);
     projects.set(tool, project);
-    await fill(`core/worker.ts, ${tool}`, project, tool, `bench ${tool}`, false);
+    await fill(`app/worker.ts, ${tool}`, project, tool, `bench ${tool}`, false);
   }
   const first = fills[0] as FillResult;
   if (settings.extraToolColumns > 0) {
@@ -205,7 +205,7 @@ async function main(): Promise<void> {
       await createColumn(kernel, project, { name: `idle ${i}`, tool_id: first.tool, config: { ...BENCH_TOOLS[first.tool].config } });
     }
     await fill(
-      `core/worker.ts, ${first.tool}, ${settings.extraToolColumns} other tool columns`,
+      `app/worker.ts, ${first.tool}, ${settings.extraToolColumns} other tool columns`,
       project,
       first.tool,
       `again ${first.tool}`,

@@ -1,11 +1,11 @@
 import { loadConfig } from '../../core/config.ts';
-import type { JobHandler, JobHandlers } from '../../core/jobs/queue.ts';
+import type { JobHandler, JobHandlers } from '../../core/ports/queue.ts';
 import type { Kernel } from '../../core/kernel.ts';
 import { log } from '../../core/log.ts';
-import { createKernel, startWorkers } from '../../core/service.ts';
+import { createKernel, startWorkers } from '../../app/service.ts';
 
 /**
- * `bun core/worker.ts` with timers: the same kernel and handlers, but the storage calls a job makes,
+ * `bun app/worker.ts` with timers: the same kernel and handlers, but the storage calls a job makes,
  * the tool's enrich, the job handler and the queue's Redis commands are wrapped to add up their
  * wall time. The bench asks for the figures over IPC ("profile") and then stops the process.
  */

@@ -30,7 +30,7 @@ export interface JobsReport {
   settings: JobsSettings;
   machine: { commit: string; bun: string; platform: string; cpus: number; mariadb: string; redis: string; bullmq: string };
   seed: SeedResult;
-  /** One fill per tool with plain `bun core/worker.ts` (the first is the headline), then the timed one when it ran. */
+  /** One fill per tool with plain `bun app/worker.ts` (the first is the headline), then the timed one when it ran. */
   fills: FillResult[];
   steps?: StepReplay;
   baselines: BaselineResult[];
@@ -128,7 +128,7 @@ export function jobsMarkdown(r: JobsReport): string {
     `## Job throughput benchmark (${r.startedAt.slice(0, 10)})`,
     '',
     `\`bun run bench:jobs\`: a ${int(s.rows)}-row project (10 input columns) on a throwaway MariaDB ${r.machine.mariadb} (flush each commit, 1 GB buffer pool) and redis-server ${r.machine.redis}; ` +
-      `a new tool column (0 credits) run with runColumns, ${s.workers} × \`bun core/worker.ts\` at WORKER_CONCURRENCY=${s.workerConcurrency}; BullMQ ${r.machine.bullmq}. ` +
+      `a new tool column (0 credits) run with runColumns, ${s.workers} × \`bun app/worker.ts\` at WORKER_CONCURRENCY=${s.workerConcurrency}; BullMQ ${r.machine.bullmq}. ` +
       `Bun ${r.machine.bun}, ${r.machine.platform}, ${r.machine.cpus} CPUs shared by everything; code at ${r.machine.commit}. Whole run ${r.seconds.toFixed(0)} s.`,
     '',
     '| Measure | Jobs | Cells | Seconds | Rate |',

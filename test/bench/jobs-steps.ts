@@ -9,7 +9,7 @@ import { BENCH_TOOLS, type BenchTool } from './jobs-fill.ts';
 import { processCpuSeconds } from './proc-cpu.ts';
 
 /**
- * The steps of one `enrich.batch` job (core/jobs/run-enrichment.ts), replayed one job at a time in
+ * The steps of one `enrich.batch` job (core/handlers/run-enrichment.ts), replayed one job at a time in
  * this process on a fresh column: no queue, no concurrency, so each step's wall time is its own
  * latency, and the CPU it costs is split between this process (JS: Kysely, mysql2, JSON, the tool)
  * and mariadbd.

@@ -5,7 +5,7 @@ import { track } from './jobs-cleanup.ts';
 import type { WorkerProfile } from './jobs-profiled-worker.ts';
 
 /**
- * Worker processes for the jobs benchmark: `bun core/worker.ts` exactly as deployed, or the
+ * Worker processes for the jobs benchmark: `bun app/worker.ts` exactly as deployed, or the
  * profiled twin (test/bench/jobs-profiled-worker.ts) that times each step of a job.
  */
 
@@ -38,7 +38,7 @@ export async function startWorkers(
     tails.push(tail);
     // BENCH_JOBS_CPU_PROF=<dir>: the profiled workers also write a CPU profile (markdown) there on exit.
     const cpuProf = process.env.BENCH_JOBS_CPU_PROF ? ['--cpu-prof-md', `--cpu-prof-dir=${resolve(process.env.BENCH_JOBS_CPU_PROF)}`] : [];
-    const cmd = options.profiled ? ['bun', ...cpuProf, PROFILED] : ['bun', 'core/worker.ts'];
+    const cmd = options.profiled ? ['bun', ...cpuProf, PROFILED] : ['bun', 'app/worker.ts'];
     const proc = track(
       Bun.spawn(cmd, {
         cwd: ROOT,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openStorage } from '../../adapters/storage/sql-storage.ts';
 import { setLogLevel } from '../../core/log.ts';
-import { issueApiKey } from '../../core/services/api-keys.ts';
+import { issueApiKey } from '../../core/identity/api-keys.ts';
 import { freePort } from '../support/free-port.ts';
 import { createDatabase, startMariaDb } from '../support/mariadb.ts';
 import { type Latency, summarize } from './measure.ts';
@@ -83,12 +83,12 @@ async function compare(
 }
 
 /**
- * The service runs as its own process (`bun core/main.ts`, as `bun run start` does), so the
+ * The service runs as its own process (`bun app/main.ts`, as `bun run start` does), so the
  * benchmark's client work does not share an event loop with the server it measures.
  */
 async function startServer(env: Record<string, string>, cleanup: (() => Promise<void>)[]): Promise<{ rest: string; mcp: string }> {
   const [port, mcpPort] = [freePort(), freePort()];
-  const proc = Bun.spawn(['bun', join(import.meta.dir, '../../core/main.ts')], {
+  const proc = Bun.spawn(['bun', join(import.meta.dir, '../../app/main.ts')], {
     env: { ...process.env, ...env, PORT: String(port), MCP_PORT: String(mcpPort), LOG_LEVEL: 'info' },
     stdout: 'pipe',
     stderr: 'inherit',

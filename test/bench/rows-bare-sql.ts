@@ -2,7 +2,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../adapters/storage/database.ts';
 import { filterColumns, filterSql, sortSql } from '../../adapters/storage/rows/row-filter-sql.ts';
 import type { FilterNode } from '../../core/rows/filter-parse.ts';
-import type { RowPageQuery } from '../../core/storage.ts';
+import type { RowPageQuery } from '../../core/ports/storage.ts';
 
 /**
  * The SQL statements `SqlRowRepo.page` runs when it remembers nothing (adapters/storage/rows/row-listing.ts),

@@ -1,6 +1,6 @@
 import type { Column } from '../../core/model.ts';
 import { parseFilterGroups, parseSortRules } from '../../core/rows/filter-parse.ts';
-import type { RowPageQuery } from '../../core/storage.ts';
+import type { RowPageQuery } from '../../core/ports/storage.ts';
 import { NAME_NEEDLE } from './rows-dataset.ts';
 
 /** The four row-listing shapes the issue asks for, with their latency targets (MariaDB, HTTP). */

@@ -1,5 +1,5 @@
 import type { Cell, Column } from '../../core/model.ts';
-import type { NewColumn } from '../../core/storage.ts';
+import type { NewColumn } from '../../core/ports/storage.ts';
 import { mulberry32, pick } from '../../core/plugins/sandbox-data.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { Column, Project } from '../../core/model.ts';
-import type { Storage } from '../../core/storage.ts';
+import type { Storage } from '../../core/ports/storage.ts';
 import { BENCH_COLUMNS, companyBody, companyCells } from './rows-dataset.ts';
 
 /** Seeding goes straight through the storage layer (no HTTP): a project, then big row batches. */

@@ -2,7 +2,7 @@ import { expect } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { issueApiKey } from '../../core/services/api-keys.ts';
+import { issueApiKey } from '../../core/identity/api-keys.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { Type } from '@sinclair/typebox';
 import { ServiceError } from '../../core/errors.ts';
-import { inArgumentTerms } from '../../core/mcp/argument-names.ts';
-import { errorEnvelope, failureEnvelope, success, toolResult } from '../../core/mcp/envelope.ts';
-import { decodeArguments, toolArguments } from '../../core/mcp/tool-arguments.ts';
+import { inArgumentTerms } from '../../doors/mcp/argument-names.ts';
+import { errorEnvelope, failureEnvelope, success, toolResult } from '../../doors/mcp/envelope.ts';
+import { decodeArguments, toolArguments } from '../../doors/mcp/tool-arguments.ts';
 import { defineOperation } from '../../core/operations/operation.ts';
 
 describe('error envelopes', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { runAdmin } from '../../core/cli/admin.ts';
+import { runAdmin } from '../../doors/cli/admin.ts';
 import { DIALECTS } from '../support/databases.ts';
 import { type TestIssuer, startTestIssuer } from './jwks-server.ts';
 import { call, connect, data, type McpTestService, rpc, startMcpTestService } from './mcp-support.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { loadConfig } from '../../core/config.ts';
-import { originGuard } from '../../core/mcp/origin-guard.ts';
-import { mcpUrls } from '../../core/mcp/resource-urls.ts';
+import { originGuard } from '../../doors/mcp/origin-guard.ts';
+import { mcpUrls } from '../../core/identity/oauth/resource-urls.ts';
 import { connect, data, type McpTestService, rpc, startMcpTestService } from './mcp-support.ts';
 
 /**

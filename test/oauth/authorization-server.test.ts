@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import type { SqlStorage } from '../../adapters/storage/sql-storage.ts';
-import { runAdmin } from '../../core/cli/admin.ts';
+import { runAdmin } from '../../doors/cli/admin.ts';
 import { call, connect, data, rpc } from '../mcp/mcp-support.ts';
 import { DIALECTS } from '../support/databases.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';

@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
-import { issueApiKey } from '../../core/services/api-keys.ts';
+import { issueApiKey } from '../../core/identity/api-keys.ts';
 import { freePort } from '../support/free-port.ts';
 import { type McpTestService, startMcpTestService } from '../mcp/mcp-support.ts';
 import { person, postForm } from './oauth-support.ts';
@@ -93,7 +93,7 @@ describe('MCP-native clients sign in through the browser', () => {
     const side = await storage.workspaces.create({ name: 'Side business', plan: 'pro' });
     sideWorkspace = side.id;
     await storage.users.setRole(side.id, dana.user.id, 'owner');
-    const { issueApiKey } = await import('../../core/services/api-keys.ts');
+    const { issueApiKey } = await import('../../core/identity/api-keys.ts');
     const sideKey = (await issueApiKey(storage.workspaces, side.id)).api_key;
     const project = (name: string, key: string) =>
       t.api('POST', '/projects', {

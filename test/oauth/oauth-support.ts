@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createUser } from '../../core/services/accounts.ts';
-import type { Storage } from '../../core/storage.ts';
+import { createUser } from '../../core/identity/accounts.ts';
+import type { Storage } from '../../core/ports/storage.ts';
 
 /** A PKCE pair (RFC 7636, S256). */
 export function pkce() {

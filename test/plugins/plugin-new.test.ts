@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadPlugins } from '../../core/plugins/registry.ts';
+import { loadPlugins } from '../../app/load-plugins.ts';
 import { startTestService, type TestService, waitForBuilder } from '../support/test-service.ts';
 import { addColumn, runColumns, SERVICE_START_MS } from './enrich-helpers.ts';
 

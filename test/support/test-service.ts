@@ -1,8 +1,8 @@
 import type { Subprocess } from 'bun';
 import { resolve } from 'node:path';
 import { loadConfig } from '../../core/config.ts';
-import { issueApiKey } from '../../core/services/api-keys.ts';
-import { type RunningService, startService } from '../../core/service.ts';
+import { issueApiKey } from '../../core/identity/api-keys.ts';
+import { type RunningService, startService } from '../../app/service.ts';
 import { type Dialect, freshDatabaseUrl, queueEnv } from './databases.ts';
 
 /** A running service on a fresh database, a workspace key, and a small HTTP client for it. */
@@ -92,7 +92,7 @@ export const enc = (v: unknown): string => encodeURIComponent(JSON.stringify(v))
  */
 export function spawnWorkerOf(t: TestService, env: Record<string, string> = {}): Subprocess {
   const c = t.service.kernel.config;
-  return Bun.spawn(['bun', 'core/worker.ts'], {
+  return Bun.spawn(['bun', 'app/worker.ts'], {
     cwd: resolve(import.meta.dir, '../..'),
     env: {
       ...process.env,

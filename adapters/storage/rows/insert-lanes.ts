@@ -1,5 +1,5 @@
 import type { Cell } from '../../../core/model.ts';
-import type { JobsOf, OutboxJob } from '../../../core/storage.ts';
+import type { JobsOf, OutboxJob } from '../../../core/ports/storage.ts';
 
 /** Inserts of at most this many rows may be written together with others. */
 export const COALESCE_MAX_ROWS = 20;

@@ -1,6 +1,6 @@
 import type { Cell, Column } from '../../../core/model.ts';
 import { isEmptyValue } from '../../../core/rows/cell-values.ts';
-import type { FilledCell } from '../../../core/storage.ts';
+import type { FilledCell } from '../../../core/ports/storage.ts';
 import type { Database } from '../database.ts';
 import { chunks } from '../compiled-queries.ts';
 import { cellKey, parseCells, storedCell } from './cell-records.ts';

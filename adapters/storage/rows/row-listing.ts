@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { StoredRow } from '../../../core/model.ts';
 import type { FilterNode, SortSpec } from '../../../core/rows/filter-parse.ts';
-import type { RowPageQuery } from '../../../core/storage.ts';
+import type { RowPageQuery } from '../../../core/ports/storage.ts';
 import type { Database } from '../database.ts';
 import { keyedFrom } from './cell-key-joins.ts';
 import { type Entry, type ListingShape, ListingMemory, type ProjectState, type SeekKey } from './listing-memory.ts';

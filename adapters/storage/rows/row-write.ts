@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { JobsOf } from '../../../core/storage.ts';
+import type { JobsOf } from '../../../core/ports/storage.ts';
 import type { Database } from '../database.ts';
 import { storeJobs } from '../job-outbox-repo.ts';
 import { chunks } from '../compiled-queries.ts';

@@ -1,5 +1,5 @@
 import type { Cell, CellStatus, Column } from '../../../core/model.ts';
-import { type BuilderRunState, type JobsOf, StaleBuilderRun, UniqueKeyTaken } from '../../../core/storage.ts';
+import { type BuilderRunState, type JobsOf, StaleBuilderRun, UniqueKeyTaken } from '../../../core/ports/storage.ts';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../tables.ts';
 import type { Database } from '../database.ts';

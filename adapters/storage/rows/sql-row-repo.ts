@@ -1,5 +1,5 @@
 import type { Cell, CellStatus, Column, StoredRow } from '../../../core/model.ts';
-import type { BuilderRunState, FilledCell, JobsOf, RowPageQuery, RowRepo } from '../../../core/storage.ts';
+import type { BuilderRunState, FilledCell, JobsOf, RowPageQuery, RowRepo } from '../../../core/ports/storage.ts';
 import type { Database } from '../database.ts';
 import { ListingMemory } from './listing-memory.ts';
 import { RowChanges } from './row-changes.ts';

@@ -1,0 +1,57 @@
+import type { AnyTool, EnrichResult } from '../../plugins/plugin-types.ts';
+import type { ReadyRow, Settled } from '../../columns/enrich-batch.ts';
+
+export interface Classified {
+  /** Rows a waterfall's next step tries. */
+  next: ReadyRow[];
+  /** Rows worth another try later (429, 5xx, timeout) while attempts remain. */
+  retry: ReadyRow[];
+  lastError: string;
+  /** Rows a per-result tool found nothing for: their credit goes back. */
+  refund: ReadyRow[];
+  /** Found values to keep under their cache key. */
+  toCache: { key: string; value: unknown }[];
+  /** Rows whose value this step found. */
+  found: number;
+}
+
+/**
+ * Step 8, classify: what each result means for its cell. Found (and valid) → `completed`; a
+ * retryable error while attempts remain → retried; otherwise the last step settles `error` or
+ * `no_result`, and an earlier one hands the row to the next step. Pure: decisions only.
+ */
+export function classifyResults(
+  o: { tool: AnyTool; isLast: boolean; lastAttempt: boolean; cacheKeys: Map<number, string> },
+  ready: ReadyRow[],
+  results: EnrichResult[],
+  settled: Settled,
+): Classified {
+  const out: Classified = { next: [], retry: [], lastError: '', refund: [], toCache: [], found: 0 };
+  const paidPerResult = o.tool.cost.per === 'result' && o.tool.cost.credits > 0;
+  results.forEach((r, j) => {
+    const row = ready[j] as ReadyRow;
+    const found = r.status === 'ok' && (!o.tool.isValid || o.tool.isValid(r.value));
+    const retry = r.status === 'error' && r.retryable && !o.lastAttempt;
+    if (!found && !retry && paidPerResult) out.refund.push(row);
+    if (retry) {
+      // Its charge stays recorded under this job's key, so the retry does not pay again.
+      out.retry.push(row);
+      out.lastError = r.error;
+    } else if (r.status === 'ok' && found) {
+      settled.set(row.row.seq, { v: r.value, s: 'completed' });
+      out.found++;
+      const key = o.cacheKeys.get(row.row.seq);
+      if (key) out.toCache.push({ key, value: r.value });
+    } else if (o.isLast) {
+      settled.set(
+        row.row.seq,
+        r.status === 'error'
+          ? { v: null, s: 'error', e: r.error }
+          : { v: null, s: 'no_result', ...(r.status === 'no_result' && r.reason ? { e: r.reason } : {}) },
+      );
+    } else {
+      out.next.push(row);
+    }
+  });
+  return out;
+}

@@ -1,0 +1,90 @@
+import { join } from 'node:path';
+import { Elysia } from 'elysia';
+import { PAGE_HEADERS } from './page-headers.ts';
+import { type ConsoleBundle, DIST, ensureConsoleBuilt } from '../../console/build.ts';
+import type { Kernel } from '../../core/kernel.ts';
+import { log } from '../../core/log.ts';
+import { sessionOf } from '../../core/identity/sessions.ts';
+
+/** The console's pages (one shell; the browser picks the page), outside BASE_PATH (docs/console.md). */
+export const CONSOLE_PAGES = [
+  '/',
+  '/projects',
+  '/projects/:project_id',
+  '/projects/:project_id/settings',
+  '/settings/integration',
+  '/settings/credits',
+  '/settings/members',
+  '/settings/connections',
+  '/settings/webhooks',
+];
+
+const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
+
+const escapeJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+function shell(bundle: ConsoleBundle, boot: unknown): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Workflow Service</title>
+${bundle.style ? `<link rel="stylesheet" href="/console/assets/${bundle.style}">` : ''}
+<script id="boot" type="application/json">${escapeJson(boot)}</script>
+<script type="module" src="/console/assets/${bundle.script}"></script>
+</head>
+<body>
+<div id="app"></div>
+<noscript>The console needs JavaScript. The REST API works without it: see /api docs.</noscript>
+</body>
+</html>`;
+}
+
+/**
+ * Serves the console built from console/src (console/build.ts): the shell at every console path
+ * for a signed-in person (the sign-in page otherwise), and its content-hashed assets, cached for good.
+ */
+export function consoleRoutes(kernel: Kernel) {
+  const { basePath } = kernel.config;
+  // The MCP resource is known once the MCP host listens (MCP_PORT=0 picks a port).
+  const boot = () => ({ basePath, mcpUrl: kernel.oauth.resource });
+  let bundle: Promise<ConsoleBundle> | undefined;
+  const built = () => {
+    bundle ??= ensureConsoleBuilt().catch((e) => {
+      bundle = undefined;
+      log.error('the console could not be built', { error: (e as Error).message });
+      throw e;
+    });
+    return bundle;
+  };
+  const page = async ({ request }: { request: Request }) => {
+    const found = await sessionOf(kernel, request.headers.get('cookie'));
+    const url = new URL(request.url);
+    if (!found)
+      return new Response(null, { status: 303, headers: { location: `/login?next=${encodeURIComponent(url.pathname + url.search)}` } });
+    try {
+      return new Response(shell(await built(), boot()), { headers: PAGE_HEADERS });
+    } catch {
+      return Response.json({ detail: 'The console could not be built; the log says why (the REST API works)' }, { status: 503 });
+    }
+  };
+  const app = new Elysia({ name: 'workflow-console' });
+  for (const path of CONSOLE_PAGES) app.get(path, page, { detail: { hide: true } });
+  return app.get(
+    '/console/assets/:file',
+    async ({ params }) => {
+      const b = await built().catch(() => undefined);
+      const file = params.file;
+      // Only the files of this build: no path ever reaches the disk from the URL but these names.
+      if (!b || (file !== b.script && file !== b.style)) return Response.json({ detail: 'No such console file' }, { status: 404 });
+      return new Response(Bun.file(join(DIST, file)), {
+        headers: {
+          'content-type': TYPES[file.split('.').pop() ?? ''] ?? 'application/octet-stream',
+          'cache-control': 'public, max-age=31536000, immutable',
+        },
+      });
+    },
+    { detail: { hide: true } },
+  );
+}

@@ -1,0 +1,109 @@
+import { Elysia } from 'elysia';
+import { inexactNumberError, parseJsonExactly } from '../../core/schema/exact-json.ts';
+import { ServiceError } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import type { Kernel } from '../../core/kernel.ts';
+import { EXAMPLE_COMPANY, EXAMPLE_IDS } from '../../core/operations/examples.ts';
+import { inboundTarget, receiveInbound } from '../../core/services/inbound.ts';
+import { accessRecord } from './access-log.ts';
+import { BodyTooLarge, readBodyLimited } from './request-checks.ts';
+import { errorResponse } from './error-response.ts';
+import { failure } from './export-doc.ts';
+import type { Json } from './openapi-schemas.ts';
+
+/** The OpenAPI entry of POST …/inbound/{token} (no API key: the URL is the credential). */
+const inboundOperation: Json = {
+  operationId: 'post_inbound_rows',
+  summary: 'Send rows to an inbound URL',
+  description:
+    'Adds rows to the project of an inbound URL (made by POST /projects/{project_id}/inbound), with no API key: the URL is the secret. The body is one company map (column name → value; bare or as {"company": {…}}) or an array of up to 1000 of them. Input columns left out stay empty; unique keys apply (an existing key is not added again); auto-run columns start. Rate-limited as the workspace’s plan limits a caller.',
+  tags: ['Rows'],
+  parameters: [
+    {
+      name: 'token',
+      in: 'path',
+      required: true,
+      description: 'The secret end of the inbound URL (create_inbound_url).',
+      schema: { type: 'string' },
+      example: 'in_q0bS5pV0pX1gA6yT3r9mWc2dLkE8hJ4n',
+    },
+  ],
+  requestBody: {
+    required: true,
+    content: { 'application/json': { schema: {}, example: [EXAMPLE_COMPANY] } },
+  },
+  responses: {
+    201: {
+      description: 'The rows were added (created counts the new ones; existing those whose unique key the project held).',
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['project_id', 'row_ids', 'created', 'existing'],
+            properties: {
+              project_id: { type: 'string' },
+              row_ids: { type: 'array', items: { type: 'string' } },
+              created: { type: 'integer' },
+              existing: { type: 'integer' },
+            },
+          },
+          example: { project_id: EXAMPLE_IDS.project, row_ids: ['21'], created: 1, existing: 0 },
+        },
+      },
+    },
+    404: failure(
+      'No inbound URL here (replaced, turned off, or its project deleted).',
+      'No inbound URL here: it was replaced or turned off',
+    ),
+    413: failure('The body is over MAX_BODY_BYTES.', 'The body is 20000000 bytes; the limit is 10485760 (MAX_BODY_BYTES)'),
+    422: failure(
+      'The body is not JSON, not a company map or an array of them, or a row names a column the project does not have (or a tool column); nothing was written.',
+      'Invalid payload: no column is named "Fax". Remove that key.',
+    ),
+    429: failure('Over the plan’s requests per minute.', 'Too many requests: the pro plan allows 1200 per minute per key; retry in 3 s'),
+  },
+  security: [{}],
+};
+
+/** `POST {BASE_PATH}/inbound/{token}`: rows from other systems, keyless (docs/enrichment.md). */
+export function inboundRoute(kernel: Kernel) {
+  const path = `${kernel.config.basePath}/inbound/:token`;
+  return new Elysia({ name: 'workflow-inbound' }).post(
+    path,
+    async ({ request, params }) => {
+      const requestId = newId();
+      // The access log names the route, never the URL: its last segment is the secret.
+      const access = accessRecord(request);
+      if (access) access.route = path.replace(':token', '{token}');
+      try {
+        const max = kernel.config.maxBodyBytes;
+        const length = Number(request.headers.get('content-length') ?? 0);
+        if (length > max) throw new ServiceError('payload_too_large', `The body is ${length} bytes; the limit is ${max} (MAX_BODY_BYTES)`);
+        const target = await inboundTarget(kernel, (params as { token: string }).token);
+        const bytes = await readBodyLimited(request, max).catch((e) => {
+          throw e instanceof BodyTooLarge ? new ServiceError('payload_too_large', `The body is over ${max} bytes (MAX_BODY_BYTES)`) : e;
+        });
+        let parsed: ReturnType<typeof parseJsonExactly>;
+        try {
+          parsed = parseJsonExactly(new TextDecoder().decode(bytes));
+        } catch (e) {
+          throw new ServiceError(
+            'parse_error',
+            `The body is not valid JSON (${(e as Error).message}): send a company map or an array of them`,
+          );
+        }
+        // As on POST rows: a number JSON would change is refused, not stored rounded.
+        if (parsed.inexact) throw inexactNumberError('The body', parsed.inexact, 422);
+        const body = parsed.value;
+        const out = await receiveInbound(kernel, target, body);
+        return Response.json(out.body, {
+          status: 201,
+          headers: { ...out.headers, 'x-request-id': requestId, 'cache-control': 'no-store' },
+        });
+      } catch (e) {
+        return errorResponse(e, requestId);
+      }
+    },
+    { parse: 'none', detail: inboundOperation as never },
+  );
+}
