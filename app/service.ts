@@ -183,7 +183,10 @@ export async function startService(config: Config, options: { rest?: boolean; mc
   // The database is migrated before the job thread opens it.
   const linked = jobThread ? new LinkedProjectEvents() : undefined;
   const kernel = linked
-    ? await createKernel(config, { events: linked, queue: () => ThreadQueue.start(new URL('./job-thread.ts', import.meta.url), config, linked) })
+    ? await createKernel(config, {
+        events: linked,
+        queue: () => ThreadQueue.start(new URL('./job-thread.ts', import.meta.url), config, linked),
+      })
     : await createKernel(config);
   await bootstrap(kernel);
   await bootstrapAdmin(kernel);

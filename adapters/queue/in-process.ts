@@ -1,5 +1,5 @@
 import { newId } from '../../core/ids.ts';
-import { FairLanes, mayStart, NO_TENANT } from '../../core/jobs/fair-share.ts';
+import { FairLanes, mayStart, TenantCounts } from '../../core/jobs/fair-share.ts';
 import {
   type ConsumeOptions,
   type DeadJob,
@@ -13,6 +13,7 @@ import {
 } from '../../core/ports/queue.ts';
 import { type AttemptOutcome, type RetryPolicy, retryPolicy, runAttempt } from '../../core/jobs/retry-policy.ts';
 import { log } from '../../core/log.ts';
+import { JobCounters } from '../../core/jobs/job-counters.ts';
 
 interface Entry {
   job: Job;
@@ -41,7 +42,7 @@ export class InProcessQueue implements JobQueue {
   /** Waiting jobs, one lane per workspace, taken in turn within each workspace's share (fair-share.ts). */
   private readonly waiting = new FairLanes<Entry>();
   /** Running jobs per workspace. */
-  private readonly runningOf = new Map<string, number>();
+  private readonly runningOf = new TenantCounts();
   private readonly share: number;
   /** Outbox job ids already taken (insertion order: oldest first). */
   private readonly handedOver = new Set<string>();
@@ -52,7 +53,7 @@ export class InProcessQueue implements JobQueue {
   private concurrency = 0;
   private closed = false;
   private idleWaiters: (() => void)[] = [];
-  private readonly counters = { processed: 0, failed: 0, deadLettered: 0, latencyCount: 0, latencySumMs: 0, latencyMaxMs: 0 };
+  private readonly counters = new JobCounters();
 
   constructor(options: QueueOptions = {}) {
     this.workerId = options.workerId ?? newWorkerId();
@@ -87,7 +88,7 @@ export class InProcessQueue implements JobQueue {
   private pump(): void {
     while (!this.closed && this.running.size < this.concurrency && this.waiting.size > 0) {
       const entry = this.waiting.take((tenant) =>
-        mayStart(this.runningOf.get(tenant) ?? 0, this.running.size, this.concurrency, this.share, tenant),
+        mayStart(this.runningOf.of(tenant), this.running.size, this.concurrency, this.share, tenant),
       );
       if (!entry) break;
       this.start(entry);
@@ -99,8 +100,7 @@ export class InProcessQueue implements JobQueue {
     const run: Running = { entry, controller: new AbortController() };
     this.running.add(run);
     const { job } = entry;
-    const tenant = job.tenant ?? NO_TENANT;
-    this.runningOf.set(tenant, (this.runningOf.get(tenant) ?? 0) + 1);
+    this.runningOf.add(job.tenant);
     log.debug('job started', this.fields(job));
     runAttempt(this.handlers, job, { workerId: this.workerId, controller: run.controller }, this.policy)
       .then((outcome) => {
@@ -109,33 +109,17 @@ export class InProcessQueue implements JobQueue {
       })
       .finally(() => {
         // Abandoned by close() past its grace: already counted out.
-        if (this.running.delete(run)) this.release(tenant);
+        if (this.running.delete(run)) this.runningOf.remove(job.tenant);
         this.pump();
       });
   }
 
-  private release(tenant: string): void {
-    const n = (this.runningOf.get(tenant) ?? 1) - 1;
-    if (n > 0) this.runningOf.set(tenant, n);
-    else this.runningOf.delete(tenant);
-  }
-
   private settle(entry: Entry, outcome: AttemptOutcome): void {
     const { job } = entry;
-    if (outcome.kind === 'done') {
-      const ms = Date.now() - entry.enqueuedAt;
-      const c = this.counters;
-      c.processed++;
-      c.latencyCount++;
-      c.latencySumMs += ms;
-      c.latencyMaxMs = Math.max(c.latencyMaxMs, ms);
-      log.debug('job completed', { ...this.fields(job), latency_ms: ms });
-      return;
-    }
-    this.counters.failed++;
+    if (outcome.kind === 'retry' && this.closed) return;
+    this.counters.record(outcome, entry.enqueuedAt, this.fields(job));
+    if (outcome.kind === 'done') return;
     if (outcome.kind === 'retry') {
-      if (this.closed) return;
-      log.warn('job failed, will retry', { ...this.fields(job), delay_ms: outcome.delayMs, error: outcome.error });
       const next: Entry = { job: { ...job, attempt: job.attempt + 1 }, enqueuedAt: entry.enqueuedAt };
       const timer = setTimeout(() => {
         this.delayed.delete(next);
@@ -145,8 +129,6 @@ export class InProcessQueue implements JobQueue {
       this.delayed.set(next, timer);
       return;
     }
-    this.counters.deadLettered++;
-    log.error('job dead-lettered', { ...this.fields(job), reason: outcome.reason, error: outcome.error });
     this.dead.push({
       id: job.id,
       type: job.type,
@@ -223,7 +205,6 @@ export class InProcessQueue implements JobQueue {
   async ping(): Promise<void> {}
 
   async stats(): Promise<QueueStats> {
-    const c = this.counters;
     return {
       workerId: this.workerId,
       waiting: this.waiting.size,
@@ -231,10 +212,7 @@ export class InProcessQueue implements JobQueue {
       pending: this.running.size,
       dead: this.dead.length,
       running: this.running.size,
-      processed: c.processed,
-      failed: c.failed,
-      deadLettered: c.deadLettered,
-      latency: { count: c.latencyCount, sumMs: c.latencySumMs, maxMs: c.latencyMaxMs },
+      ...this.counters.snapshot(),
     };
   }
 

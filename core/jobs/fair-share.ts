@@ -69,3 +69,28 @@ export class FairLanes<T> {
     return all;
   }
 }
+
+/** Running jobs per workspace: what `mayStart` weighs a workspace's next job against. */
+export class TenantCounts {
+  private readonly counts = new Map<string, number>();
+
+  of(tenant: string | undefined): number {
+    return this.counts.get(tenant ?? NO_TENANT) ?? 0;
+  }
+
+  add(tenant: string | undefined): void {
+    const key = tenant ?? NO_TENANT;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  remove(tenant: string | undefined): void {
+    const key = tenant ?? NO_TENANT;
+    const n = (this.counts.get(key) ?? 1) - 1;
+    if (n > 0) this.counts.set(key, n);
+    else this.counts.delete(key);
+  }
+
+  clear(): void {
+    this.counts.clear();
+  }
+}

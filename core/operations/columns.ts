@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { columnView, createColumn, runColumns } from '../services/columns.ts';
+import { columnView } from '../columns/column-view.ts';
+import { createColumn, runColumns } from '../services/columns.ts';
 import { estimateColumns } from '../services/estimates.ts';
 import { EXAMPLE_COLUMNS, EXAMPLE_IDS, EXAMPLE_TOOL_COLUMN, EXAMPLE_PLUGINS } from './examples.ts';
 import { defineOperation } from './operation.ts';

@@ -1,13 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { checkRowQuota } from '../services/quotas.ts';
-import { insertRows } from '../services/row-insert.ts';
+import { insertRows, MAX_BATCH_ROWS } from '../services/row-insert.ts';
 import { cellsOfEach } from '../services/rows.ts';
 import { EXAMPLE_COMPANY, EXAMPLE_IDS } from './examples.ts';
 import { defineOperation } from './operation.ts';
 import { ProjectIdParams } from './schemas.ts';
-
-/** Rows one call may add; larger imports go through csv_import_builder or several calls. */
-export const MAX_BATCH_ROWS = 1000;
 
 export const addRowsOp = defineOperation({
   name: 'add_rows',

@@ -1,4 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { ColumnSchema } from '../columns/column-view.ts';
+
+export { ColumnSchema };
 
 /** Response schemas shared by operations (spec "Resources and their fields"). */
 
@@ -65,49 +68,7 @@ export const ValuesRowSchema = Type.Object({
   meta: Type.Optional(Type.Record(Type.String(), CellMetaSchema, { description: 'With include=meta: column name → provenance.' })),
 });
 
-/** One step of a waterfall column: a tool and its config. */
-export const WaterfallStepSchema = Type.Object(
-  {
-    tool_id: Type.String({ description: 'A tool id (GET /tools).' }),
-    config: Type.Record(Type.String(), Type.Unknown(), { description: 'The tool config; {{Column Name}} inserts a row value.' }),
-  },
-  { additionalProperties: false },
-);
-
-const InputColumnSchema = Type.Object(
-  {
-    col_id: Type.String(),
-    name: Type.String(),
-    required: Type.Literal(true),
-    type: Type.Literal('input'),
-  },
-  { description: 'An input column: filled by the builder or by you.' },
-);
-
-const ToolColumnSchema = Type.Object(
-  {
-    col_id: Type.String(),
-    name: Type.String(),
-    required: Type.Literal(false),
-    type: Type.Literal('tool'),
-    tool_id: Type.Union([Type.String(), Type.Null()], { description: 'The tool that fills the column (the first step of a waterfall).' }),
-    config: Type.Unknown({ description: 'The tool config (of the first step of a waterfall).' }),
-    auto_run: Type.Boolean({ description: 'Rows added later are enriched as they arrive.' }),
-    run_condition: Type.Union([Type.String(), Type.Null()], { description: 'JSONata over the row; false skips the cell.' }),
-    waterfall: Type.Optional(Type.Array(WaterfallStepSchema, { description: 'Set on waterfall columns: the tools tried in order.' })),
-    max_credits_per_row: Type.Optional(
-      Type.Integer({ description: 'Set when the column caps what one row may spend across its waterfall steps.' }),
-    ),
-    order: Type.Optional(
-      Type.Literal('auto', { description: 'Set when the waterfall tries its steps by best credits per result found so far.' }),
-    ),
-  },
-  { description: 'A tool column: filled by the service.' },
-);
-
-/** A column as the API shows it: `type` tells an input column from a tool column. */
-export const ColumnSchema = Type.Union([InputColumnSchema, ToolColumnSchema]);
-export type ColumnView = Static<typeof ColumnSchema>;
+export { type ColumnView, WaterfallStepSchema } from '../columns/column-view.ts';
 
 export const BuilderStatusSchema = Type.Object({
   type: Type.Union(['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => Type.Literal(s))),

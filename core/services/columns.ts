@@ -2,7 +2,7 @@ import { type FieldError, quoted, ServiceError, validationError } from '../error
 import { columnNameProblems } from '../columns/column-names.ts';
 import type { Kernel } from '../kernel.ts';
 import type { CellStatus, Column, Project, WaterfallStep } from '../model.ts';
-import type { ColumnView } from '../operations/schemas.ts';
+import { columnView } from '../columns/column-view.ts';
 import { compileCondition } from '../columns/run-condition.ts';
 import { columnsReadBy } from '../columns/column-steps.ts';
 import { referencedColumns } from '../columns/templates.ts';
@@ -21,24 +21,6 @@ export interface CreateColumnInput {
   waterfall?: WaterfallStep[];
   max_credits_per_row?: number;
   order?: 'listed' | 'auto';
-}
-
-/** A column as REST and MCP show it. */
-export function columnView(c: Column): ColumnView {
-  if (c.type === 'input') return { col_id: c.id, name: c.name, required: true, type: 'input' };
-  return {
-    col_id: c.id,
-    name: c.name,
-    required: false,
-    type: 'tool',
-    tool_id: c.toolId,
-    config: c.config,
-    auto_run: c.autoRun,
-    run_condition: c.runCondition,
-    ...(c.waterfall ? { waterfall: c.waterfall } : {}),
-    ...(c.maxCreditsPerRow !== null ? { max_credits_per_row: c.maxCreditsPerRow } : {}),
-    ...(c.stepOrder === 'auto' ? { order: 'auto' as const } : {}),
-  };
 }
 
 function knownTools(kernel: Kernel): string {

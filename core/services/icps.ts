@@ -9,7 +9,8 @@ import { writeStartingJobs } from '../jobs/job-outbox.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Column, Project, Workspace } from '../model.ts';
 import type { IcpRecord, IcpScoreRunRecord } from '../ports/storage.ts';
-import { columnView, createColumn } from './columns.ts';
+import { columnView } from '../columns/column-view.ts';
+import { createColumn } from './columns.ts';
 import { iso } from './projects.ts';
 import { toolColumnNos } from './rows.ts';
 

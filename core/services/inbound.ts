@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { ServiceError, validationError } from '../errors.ts';
 import type { Kernel } from '../kernel.ts';
 import type { Project } from '../model.ts';
-import { MAX_BATCH_ROWS } from '../operations/rows-batch.ts';
 import { admitCall } from './admission.ts';
 import { hashApiKey, requireApiAccess } from '../identity/api-keys.ts';
 import { checkRowQuota } from './quotas.ts';
-import { insertRows } from './row-insert.ts';
+import { insertRows, MAX_BATCH_ROWS } from './row-insert.ts';
 import { cellsOfEach } from './rows.ts';
 
 /** The address of an inbound URL; its last segment is the secret. */

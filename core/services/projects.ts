@@ -8,7 +8,7 @@ import { planRules } from '../plans.ts';
 import { settingsView } from './project-settings.ts';
 import { checkProjectQuota } from './quotas.ts';
 import type { Project, Workspace } from '../model.ts';
-import { columnView } from './columns.ts';
+import { columnView } from '../columns/column-view.ts';
 import { emptyTemplate } from '../plugins/form-template.ts';
 import type { AnyBuilder } from '../plugins/plugin-types.ts';
 import { rowValues } from '../rows/row-view.ts';

@@ -9,6 +9,9 @@ import { rowKey } from '../rows/unique-key.ts';
 import { type BuilderRunState, UniqueKeyTaken } from '../ports/storage.ts';
 import { ENRICH_JOB } from '../jobs/job-names.ts';
 
+/** Rows one call may add; larger imports go through csv_import_builder or several calls. */
+export const MAX_BATCH_ROWS = 1000;
+
 /**
  * Rows per enrichment job: two of the tool's batches, at least 50 and at most what storage reads
  * or writes in one statement (`rowsPerStatement`, so each of the job's statements stays an index

@@ -1,0 +1,27 @@
+/** A job a write starts, kept in the job outbox until the queue has it (docs/scaling.md: Redis away loses nothing). */
+export interface OutboxJob {
+  /** The job's id on the queue too, so that handing it over twice runs it once. */
+  id: string;
+  type: string;
+  payload: unknown;
+  /** The workspace it works for: queues share their slots fairly between workspaces. */
+  tenant?: string;
+}
+
+/**
+ * The jobs a write starts, made from what it wrote (the rows' seqs, the project) inside its
+ * transaction, which stores them in the outbox: the work and its jobs commit together or not at all.
+ */
+export type JobsOf<R> = (written: R) => OutboxJob[];
+
+/** Jobs that committed writes started and no queue has taken yet (core/jobs/job-outbox.ts relays them). */
+export interface JobOutboxRepo {
+  /** Jobs stored at least `olderThanMs` ago, oldest first. */
+  due(olderThanMs: number, limit: number): Promise<OutboxJob[]>;
+  /** Forgets jobs the queue has taken. */
+  remove(ids: string[]): Promise<void>;
+  /** Jobs waiting in the outbox (for /metrics). */
+  depth(): Promise<number>;
+  /** Forgets every job; answers how many. */
+  clear(): Promise<number>;
+}

@@ -1,0 +1,98 @@
+import type { Cell, CellStatus, Column, StoredRow } from '../../model.ts';
+import type { FilterNode, SortSpec } from '../../rows/filter-parse.ts';
+import type { JobsOf } from './job-outbox.ts';
+import type { BuilderRunState } from './projects.ts';
+
+export interface RowPageQuery {
+  projectPk: number;
+  /** Tool columns: their cell status lives with the cell keys and is read from there. */
+  toolCols?: number[];
+  filter: FilterNode | null;
+  sort: SortSpec[];
+  limit: number;
+  offset: number;
+}
+
+export interface RowRepo {
+  /**
+   * The most rows one call should name for each of its statements to stay one index lookup; a call
+   * naming more is split into several statements. Work handed out in batches (enrichment jobs)
+   * stays at or under it.
+   */
+  readonly rowsPerStatement: number;
+  /** Rows one insert of a bulk load (an import page) should carry on this database. */
+  readonly bulkRows: number;
+  /**
+   * Pages of one bulk load written at once: their rows go in side by side on as many connections
+   * (1 where a write holds the whole database). Only pages that start no jobs and check no unique key.
+   */
+  readonly bulkLanes: number;
+  /**
+   * Inserts rows atomically (all or none); returns their sequence numbers, in order. A builder page
+   * passes its state so that the rows and the checkpoint commit together (no duplicate on resume).
+   * `runId`: the run that queues the rows' `queued` tool cells (auto-run columns). `keys`: each
+   * row's unique key (null: none), written with the rows; a key the project holds already fails the
+   * whole insert with the dialect's duplicate-key error, and nothing is written.
+   */
+  insert(
+    projectPk: number,
+    columns: Column[],
+    rows: Record<number, Cell>[],
+    builderState?: BuilderRunState,
+    jobs?: JobsOf<number[]>,
+    runId?: string,
+    keys?: (string | null)[],
+  ): Promise<number[]>;
+  page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }>;
+  get(projectPk: number, seq: number, toolCols?: number[]): Promise<StoredRow | undefined>;
+  first(projectPk: number, toolCols?: number[]): Promise<StoredRow | undefined>;
+  /** Live row counts of several projects. */
+  counts(projectPks: number[]): Promise<Map<number, number>>;
+  /** The project's change counter: it moves with every write of its rows or cells. */
+  version(projectPk: number): Promise<number>;
+  /** Soft-deletes rows of the project; returns how many were live. */
+  softDelete(projectPk: number, seqs: number[]): Promise<number>;
+  /** Tool columns of live projects that hold `queued` or `running` cells (work to resume after a restart). */
+  unfinishedColumns(): Promise<{ projectPk: number; colNo: number }[]>;
+  /**
+   * Rows of one column whose cell status is one of `from`, moved to `to`; returns their seqs.
+   * `runId` (a run's id, or null for none) records the run that queues them; undefined keeps it.
+   */
+  moveStatus(
+    projectPk: number,
+    colNo: number,
+    from: CellStatus[],
+    to: CellStatus,
+    seqs?: number[],
+    jobs?: JobsOf<number[]>,
+    runId?: string | null,
+  ): Promise<number[]>;
+  /** Live rows of the project holding these unique keys: key → seq. */
+  findKeys(projectPk: number, keys: string[]): Promise<Map<string, number>>;
+  /** Fills the empty input cells of existing rows with the given values (on_conflict "update"); answers the cells filled. */
+  fillEmpty(projectPk: number, columns: Column[], updates: { seq: number; cells: Record<number, Cell> }[]): Promise<FilledCell[]>;
+  /** Replaces the project's unique keys by these (every live row's), together with its settings (JSON), in one transaction. */
+  replaceKeys(projectPk: number, settings: string, keys: { seq: number; key: string }[]): Promise<void>;
+  /** The run each of these cells of one column was queued by (cells without one are absent). */
+  runsOf(projectPk: number, colNo: number, seqs: number[]): Promise<Map<number, string>>;
+  /** Writes tool results (value, status, error) of one column, atomically for the batch. */
+  writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[], jobs?: JobsOf<void>): Promise<void>;
+  /** Several rows by seq (live only), in the order asked. */
+  getMany(projectPk: number, seqs: number[], toolCols?: number[]): Promise<StoredRow[]>;
+  /** Up to `limit` live rows after `afterSeq`, in insertion order: a walk over a project that no insert or delete can make skip a row. */
+  pageAfter(projectPk: number, afterSeq: number, limit: number, toolCols?: number[]): Promise<StoredRow[]>;
+}
+
+export class UniqueKeyTaken extends Error {
+  override name = 'UniqueKeyTaken';
+  constructor() {
+    super('a unique key of these rows was just taken by another write');
+  }
+}
+
+/** An input cell filled in an existing row. */
+export interface FilledCell {
+  seq: number;
+  colNo: number;
+  value: unknown;
+}
