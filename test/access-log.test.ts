@@ -45,8 +45,8 @@ describe.each(DIALECTS)('access log and request ids on %s', (dialect) => {
     expect(lines).toHaveLength(answers.length);
     const keyPrefix = t.key.slice(0, 12);
     expect(lines.map((l) => [l.method, l.route, l.status, l.key_prefix, l.workspace_id])).toEqual([
-      ['GET', `${base}/projects/:project_id/rows`, 200, keyPrefix, t.workspaceId],
-      ['GET', `${base}/projects/:project_id/rows`, 422, keyPrefix, t.workspaceId],
+      ['GET', `${base}/projects/{project_id}/rows`, 200, keyPrefix, t.workspaceId],
+      ['GET', `${base}/projects/{project_id}/rows`, 422, keyPrefix, t.workspaceId],
       ['GET', `${base}/projects`, 200, expect.stringMatching(/^boot_[0-9a-f]{8}$/), expect.any(String)],
       ['GET', `${base}/projects`, 401, 'wfs_deadbeef', null],
       ['GET', `${base}/projects`, 401, null, null],

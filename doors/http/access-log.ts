@@ -26,6 +26,9 @@ export function requestIdOf(header: string | null): string {
   return header !== null && SANE_ID.test(header) ? header : newId();
 }
 
+/** The request id the access log gave this request (x-request-id and the log line carry it); a new one outside it. */
+export const loggedRequestId = (request: Request): string => accessRecord(request)?.id ?? newId();
+
 /** What the access log knows of this request so far (handlers fill in route, key and workspace). */
 export function accessRecord(request: Request): AccessRecord | undefined {
   return records.get(request);

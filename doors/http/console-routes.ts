@@ -1,17 +1,17 @@
 import { join } from 'node:path';
-import { Elysia } from 'elysia';
 import { PAGE_HEADERS } from './page-headers.ts';
 import { type ConsoleBundle, DIST, ensureConsoleBuilt } from '../../console/build.ts';
 import type { Kernel } from '../../core/kernel.ts';
 import { log } from '../../core/log.ts';
 import { sessionOf } from '../../core/identity/sessions.ts';
+import type { RouteContext, RouteSpec } from './route-chain.ts';
 
 /** The console's pages (one shell; the browser picks the page), outside BASE_PATH (docs/console.md). */
 export const CONSOLE_PAGES = [
   '/',
   '/projects',
-  '/projects/:project_id',
-  '/projects/:project_id/settings',
+  '/projects/{project_id}',
+  '/projects/{project_id}/settings',
   '/settings/integration',
   '/settings/credits',
   '/settings/members',
@@ -45,7 +45,7 @@ ${bundle.style ? `<link rel="stylesheet" href="/console/assets/${bundle.style}">
  * Serves the console built from console/src (console/build.ts): the shell at every console path
  * for a signed-in person (the sign-in page otherwise), and its content-hashed assets, cached for good.
  */
-export function consoleRoutes(kernel: Kernel) {
+export function consoleRoutes(kernel: Kernel): RouteSpec[] {
   const { basePath } = kernel.config;
   // The MCP resource is known once the MCP host listens (MCP_PORT=0 picks a port).
   const boot = () => ({ basePath, mcpUrl: kernel.oauth.resource });
@@ -58,7 +58,7 @@ export function consoleRoutes(kernel: Kernel) {
     });
     return bundle;
   };
-  const page = async ({ request }: { request: Request }) => {
+  const page = async ({ request }: RouteContext) => {
     const found = await sessionOf(kernel, request.headers.get('cookie'));
     const url = new URL(request.url);
     if (!found)
@@ -69,22 +69,25 @@ export function consoleRoutes(kernel: Kernel) {
       return Response.json({ detail: 'The console could not be built; the log says why (the REST API works)' }, { status: 503 });
     }
   };
-  const app = new Elysia({ name: 'workflow-console' });
-  for (const path of CONSOLE_PAGES) app.get(path, page, { detail: { hide: true } });
-  return app.get(
-    '/console/assets/:file',
-    async ({ params }) => {
-      const b = await built().catch(() => undefined);
-      const file = params.file;
-      // Only the files of this build: no path ever reaches the disk from the URL but these names.
-      if (!b || (file !== b.script && file !== b.style)) return Response.json({ detail: 'No such console file' }, { status: 404 });
-      return new Response(Bun.file(join(DIST, file)), {
-        headers: {
-          'content-type': TYPES[file.split('.').pop() ?? ''] ?? 'application/octet-stream',
-          'cache-control': 'public, max-age=31536000, immutable',
-        },
-      });
-    },
-    { detail: { hide: true } },
-  );
+  const asset = async ({ params }: RouteContext) => {
+    const b = await built().catch(() => undefined);
+    const file = params.file ?? '';
+    // Only the files of this build: no path ever reaches the disk from the URL but these names.
+    if (!b || (file !== b.script && file !== b.style)) return Response.json({ detail: 'No such console file' }, { status: 404 });
+    return new Response(Bun.file(join(DIST, file)), {
+      headers: {
+        'content-type': TYPES[file.split('.').pop() ?? ''] ?? 'application/octet-stream',
+        'cache-control': 'public, max-age=31536000, immutable',
+      },
+    });
+  };
+  const route = (path: string, handle: RouteSpec['handle']): RouteSpec => ({
+    method: 'GET',
+    path,
+    outsideBasePath: true,
+    // A page asks for the session itself: without one it sends the person to sign in, not a 401.
+    caller: 'none',
+    handle,
+  });
+  return [...CONSOLE_PAGES.map((path) => route(path, page)), route('/console/assets/{file}', asset)];
 }

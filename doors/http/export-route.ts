@@ -1,15 +1,13 @@
-import { Elysia } from 'elysia';
 import { ServiceError, validationError } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
+import { inexactNumberError, parseJsonExactly } from '../../core/schema/exact-json.ts';
 import type { Kernel } from '../../core/kernel.ts';
 import type { Project } from '../../core/model.ts';
 import { admitCall } from '../../core/services/admission.ts';
 import { requireApiAccess } from '../../core/identity/api-keys.ts';
 import { exportCsv } from '../../core/services/export.ts';
 import { type ExportGrant, verifyExportLink } from '../../core/services/export-links.ts';
-import { errorResponse } from './error-response.ts';
 import { exportOperation } from './export-doc.ts';
-import { projectOfCaller } from './project-access.ts';
+import type { RouteSpec } from './route-chain.ts';
 
 /** The JSON query parameters of GET rows, parsed (a malformed one is a 422 naming it). */
 function queryOf(url: URL): ExportGrant['query'] {
@@ -27,11 +25,14 @@ function queryOf(url: URL): ExportGrant['query'] {
   for (const name of ['filter_groups', 'sort_rules', 'columns'] as const) {
     const raw = url.searchParams.get(name);
     if (raw === null) continue;
+    let parsed: ReturnType<typeof parseJsonExactly>;
     try {
-      out[name] = JSON.parse(raw);
+      parsed = parseJsonExactly(raw);
     } catch {
       throw validationError(`${name} is not valid JSON (URL-encode it, as for GET rows)`, [{ path: name, message: 'is not valid JSON' }]);
     }
+    if (parsed.inexact) throw inexactNumberError(name, parsed.inexact, 422);
+    out[name] = parsed.value as never;
   }
   return out;
 }
@@ -50,52 +51,43 @@ const fileName = (project: Project) =>
  * same filter_groups, sort_rules and columns as GET rows. With an API key or a console session, or
  * with `token`, a signed link made by export_project (15 minutes; the export it was made for).
  */
-export function exportRoute(kernel: Kernel) {
-  const path = `${kernel.config.basePath}/projects/:project_id/export.csv`;
-  return new Elysia({ name: 'workflow-export' }).get(
-    path,
-    async ({ request, params }) => {
-      const requestId = newId();
-      try {
-        const projectId = (params as Record<string, string>).project_id as string;
-        const url = new URL(request.url);
-        const token = url.searchParams.get('token');
-        let project: Project | null | undefined;
-        let query: ExportGrant['query'];
-        if (token !== null) {
-          const grant = await verifyExportLink(kernel, token, projectId);
-          project = await kernel.storage.projects.get(grant.workspaceId, projectId);
-          const workspace = await kernel.storage.workspaces.get(grant.workspaceId);
-          if (!project || !workspace)
-            throw new ServiceError('not_found', `Project ${projectId} not found (deleted since the link was made)`);
-          // A link lives as long as what made it: its key, and the plan's API access.
-          if (grant.keyId && !(await kernel.storage.workspaces.keyIsLive(workspace.id, grant.keyId))) {
-            throw new ServiceError('unauthorized', 'This download link stopped working: the API key that made it was revoked');
-          }
-          requireApiAccess(workspace);
-          await admitCall(kernel, workspace, `link:${projectId}`);
-          query = grant.query;
-        } else {
-          project = (await projectOfCaller(kernel, request, projectId)).project;
-          query = queryOf(url);
-        }
-        const body = await exportCsv(kernel, project, query, {
-          bom: query.bom === true,
-          escapeFormulas: query.escape_formulas !== false,
-          values: query.values ?? 'primary',
-        });
-        return new Response(body, {
-          headers: {
-            'content-type': 'text/csv; charset=utf-8',
-            'content-disposition': `attachment; filename="${fileName(project)}"`,
-            'cache-control': 'no-store',
-            'x-request-id': requestId,
-          },
-        });
-      } catch (e) {
-        return errorResponse(e, requestId);
-      }
-    },
-    { detail: exportOperation as never },
-  );
+export const exportRoute: RouteSpec = {
+  method: 'GET',
+  path: '/projects/{project_id}/export.csv',
+  caller: (request) => (new URL(request.url).searchParams.has('token') ? 'none' : 'key-or-session'),
+  projectParam: 'project_id',
+  doc: exportOperation,
+  async handle(ctx) {
+    const { kernel } = ctx;
+    const url = new URL(ctx.request.url);
+    const { project, query } = ctx.caller
+      ? { project: ctx.caller.project as Project, query: queryOf(url) }
+      : await linkedExport(kernel, url.searchParams.get('token') ?? '', ctx.params.project_id ?? '');
+    const body = await exportCsv(kernel, project, query, {
+      bom: query.bom === true,
+      escapeFormulas: query.escape_formulas !== false,
+      values: query.values ?? 'primary',
+    });
+    return new Response(body, {
+      headers: {
+        'content-type': 'text/csv; charset=utf-8',
+        'content-disposition': `attachment; filename="${fileName(project)}"`,
+        'cache-control': 'no-store',
+      },
+    });
+  },
+};
+
+/** The project and query a signed link grants, while what made it lives (its key, the plan's API access). */
+async function linkedExport(kernel: Kernel, token: string, projectId: string): Promise<{ project: Project; query: ExportGrant['query'] }> {
+  const grant = await verifyExportLink(kernel, token, projectId);
+  const project = await kernel.storage.projects.get(grant.workspaceId, projectId);
+  const workspace = await kernel.storage.workspaces.get(grant.workspaceId);
+  if (!project || !workspace) throw new ServiceError('not_found', `Project ${projectId} not found (deleted since the link was made)`);
+  if (grant.keyId && !(await kernel.storage.workspaces.keyIsLive(workspace.id, grant.keyId))) {
+    throw new ServiceError('unauthorized', 'This download link stopped working: the API key that made it was revoked');
+  }
+  requireApiAccess(workspace);
+  await admitCall(kernel, workspace, `link:${projectId}`);
+  return { project, query: grant.query };
 }

@@ -1,17 +1,14 @@
 import { pipeline, Readable } from 'node:stream';
 import busboy from 'busboy';
-import { Elysia } from 'elysia';
 import { refuseSpentKey } from '../../core/credits/key-caps.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
 import type { Kernel } from '../../core/kernel.ts';
 import { EXAMPLE_IDS } from '../../core/operations/examples.ts';
 import { withIdempotency } from '../../core/operations/idempotency.ts';
 import { importUpload } from '../../core/services/uploads.ts';
-import { errorResponse } from './error-response.ts';
 import { failure } from './export-doc.ts';
 import type { Json } from './openapi-schemas.ts';
-import { workspaceOfCaller } from './project-access.ts';
+import type { RouteCaller, RouteSpec } from './route-chain.ts';
 
 /** The OpenAPI entry of POST …/projects/import.csv (a file body, so not an operation of the table). */
 const importOperation: Json = {
@@ -134,67 +131,71 @@ async function* failingAs(stream: AsyncIterable<Uint8Array>, as: (e: unknown) =>
 }
 
 /** `POST {BASE_PATH}/projects/import.csv?name=…` (docs/enrichment.md, bulk import): a CSV of any size, streamed to storage. */
-export function importRoute(kernel: Kernel) {
-  const path = `${kernel.config.basePath}/projects/import.csv`;
-  return new Elysia({ name: 'workflow-import' }).post(
-    path,
-    async ({ request }) => {
-      const requestId = newId();
-      try {
-        const declared = Number(request.headers.get('content-length'));
-        if (Number.isFinite(declared) && declared > kernel.config.maxUploadBytes) {
-          throw new ServiceError(
-            'payload_too_large',
-            `The file is larger than ${kernel.config.maxUploadBytes} bytes (MAX_UPLOAD_BYTES); split it`,
-          );
-        }
-        const { workspace, keyId } = await workspaceOfCaller(kernel, request);
-        if (keyId) await refuseSpentKey(kernel, keyId);
-        const url = new URL(request.url);
-        const name = url.searchParams.get('name')?.trim() || undefined;
-        // The kernel names no plugin: by default, the builder that declares it takes CSV files.
-        const builderId =
-          url.searchParams.get('builder_id') ||
-          (kernel.plugins.listBuilders().find((b) => b.uploads?.mediaTypes.includes('text/csv'))?.id ?? '');
-        const contentType = request.headers.get('content-type') ?? '';
-        const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-        const charset = /charset\s*=\s*"?([^";]+)/i.exec(contentType)?.[1]?.trim().toLowerCase();
-        if (charset && charset !== 'utf-8' && charset !== 'utf8') {
-          throw new ServiceError(
-            'validation_error',
-            `The file must be UTF-8 (sent as charset=${charset}): save it as CSV UTF-8 and send it again`,
-          );
-        }
-        let file: { fileName: string; stream: AsyncIterable<Uint8Array> };
-        if (type === 'multipart/form-data') file = await multipartFile(request);
-        else if (kernel.plugins.builder(builderId)?.uploads?.mediaTypes.includes(type) ?? type === 'text/csv') {
-          // No body at all is an empty file (refused as such), not a stream that never ends.
-          const stream = (request.body ?? []) as AsyncIterable<Uint8Array>;
-          file = { fileName: name ? `${name}.csv` : 'import.csv', stream };
-        } else {
-          throw new ServiceError(
-            'unsupported_media_type',
-            'Send the CSV as the body (Content-Type: text/csv) or as the "file" part of multipart/form-data',
-          );
-        }
-        const run = () => importUpload(kernel, workspace, { name, fileName: file.fileName, builderId, body: file.stream }, keyId);
-        // With an Idempotency-Key, a retry whose answer was lost gets the first answer (one project), its body unread.
-        const idempotencyKey = request.headers.get('idempotency-key');
-        const made = idempotencyKey
-          ? await withIdempotency(
-              kernel,
-              { name: 'import_csv_file', successStatus: 201 },
-              workspace,
-              idempotencyKey,
-              { query: url.search, type: contentType, bytes: request.headers.get('content-length') },
-              run,
-            )
-          : await run();
-        return Response.json(made, { status: 201, headers: { 'x-request-id': requestId, 'cache-control': 'no-store' } });
-      } catch (e) {
-        return errorResponse(e, requestId);
-      }
-    },
-    { parse: 'none', detail: importOperation as never },
+export const importRoute: RouteSpec = {
+  method: 'POST',
+  path: '/projects/import.csv',
+  caller: 'key-or-session',
+  body: 'stream',
+  doc: importOperation,
+  async handle(ctx) {
+    const { kernel, request } = ctx;
+    const declared = Number(request.headers.get('content-length'));
+    if (Number.isFinite(declared) && declared > kernel.config.maxUploadBytes) {
+      throw new ServiceError(
+        'payload_too_large',
+        `The file is larger than ${kernel.config.maxUploadBytes} bytes (MAX_UPLOAD_BYTES); split it`,
+      );
+    }
+    const { workspace, keyId } = ctx.caller as RouteCaller;
+    if (keyId) await refuseSpentKey(kernel, keyId);
+    const url = new URL(request.url);
+    const name = url.searchParams.get('name')?.trim() || undefined;
+    // The kernel names no plugin: by default, the builder that declares it takes CSV files.
+    const builderId =
+      url.searchParams.get('builder_id') ||
+      (kernel.plugins.listBuilders().find((b) => b.uploads?.mediaTypes.includes('text/csv'))?.id ?? '');
+    const contentType = request.headers.get('content-type') ?? '';
+    const file = await uploadedFile(kernel, request, contentType, builderId, name);
+    const run = () => importUpload(kernel, workspace, { name, fileName: file.fileName, builderId, body: file.stream }, keyId);
+    // With an Idempotency-Key, a retry whose answer was lost gets the first answer (one project), its body unread.
+    const idempotencyKey = request.headers.get('idempotency-key');
+    const made = idempotencyKey
+      ? await withIdempotency(
+          kernel,
+          { name: 'import_csv_file', successStatus: 201 },
+          workspace,
+          idempotencyKey,
+          { query: url.search, type: contentType, bytes: request.headers.get('content-length') },
+          run,
+        )
+      : await run();
+    return Response.json(made, { status: 201, headers: { 'cache-control': 'no-store' } });
+  },
+};
+
+/** The file of the request: the body itself (text/csv, or a builder's type) or a multipart "file" part; UTF-8 only. */
+async function uploadedFile(
+  kernel: Kernel,
+  request: Request,
+  contentType: string,
+  builderId: string,
+  name: string | undefined,
+): Promise<{ fileName: string; stream: AsyncIterable<Uint8Array> }> {
+  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  const charset = /charset\s*=\s*"?([^";]+)/i.exec(contentType)?.[1]?.trim().toLowerCase();
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new ServiceError(
+      'validation_error',
+      `The file must be UTF-8 (sent as charset=${charset}): save it as CSV UTF-8 and send it again`,
+    );
+  }
+  if (type === 'multipart/form-data') return multipartFile(request);
+  if (kernel.plugins.builder(builderId)?.uploads?.mediaTypes.includes(type) ?? type === 'text/csv') {
+    // No body at all is an empty file (refused as such), not a stream that never ends.
+    return { fileName: name ? `${name}.csv` : 'import.csv', stream: (request.body ?? []) as AsyncIterable<Uint8Array> };
+  }
+  throw new ServiceError(
+    'unsupported_media_type',
+    'Send the CSV as the body (Content-Type: text/csv) or as the "file" part of multipart/form-data',
   );
 }

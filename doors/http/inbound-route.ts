@@ -1,15 +1,8 @@
-import { Elysia } from 'elysia';
-import { inexactNumberError, parseJsonExactly } from '../../core/schema/exact-json.ts';
-import { ServiceError } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
-import type { Kernel } from '../../core/kernel.ts';
 import { EXAMPLE_COMPANY, EXAMPLE_IDS } from '../../core/operations/examples.ts';
 import { inboundTarget, receiveInbound } from '../../core/services/inbound.ts';
-import { accessRecord } from './access-log.ts';
-import { BodyTooLarge, readBodyLimited } from './request-checks.ts';
-import { errorResponse } from './error-response.ts';
 import { failure } from './export-doc.ts';
 import type { Json } from './openapi-schemas.ts';
+import type { RouteSpec } from './route-chain.ts';
 
 /** The OpenAPI entry of POST …/inbound/{token} (no API key: the URL is the credential). */
 const inboundOperation: Json = {
@@ -66,44 +59,18 @@ const inboundOperation: Json = {
 };
 
 /** `POST {BASE_PATH}/inbound/{token}`: rows from other systems, keyless (docs/enrichment.md). */
-export function inboundRoute(kernel: Kernel) {
-  const path = `${kernel.config.basePath}/inbound/:token`;
-  return new Elysia({ name: 'workflow-inbound' }).post(
-    path,
-    async ({ request, params }) => {
-      const requestId = newId();
-      // The access log names the route, never the URL: its last segment is the secret.
-      const access = accessRecord(request);
-      if (access) access.route = path.replace(':token', '{token}');
-      try {
-        const max = kernel.config.maxBodyBytes;
-        const length = Number(request.headers.get('content-length') ?? 0);
-        if (length > max) throw new ServiceError('payload_too_large', `The body is ${length} bytes; the limit is ${max} (MAX_BODY_BYTES)`);
-        const target = await inboundTarget(kernel, (params as { token: string }).token);
-        const bytes = await readBodyLimited(request, max).catch((e) => {
-          throw e instanceof BodyTooLarge ? new ServiceError('payload_too_large', `The body is over ${max} bytes (MAX_BODY_BYTES)`) : e;
-        });
-        let parsed: ReturnType<typeof parseJsonExactly>;
-        try {
-          parsed = parseJsonExactly(new TextDecoder().decode(bytes));
-        } catch (e) {
-          throw new ServiceError(
-            'parse_error',
-            `The body is not valid JSON (${(e as Error).message}): send a company map or an array of them`,
-          );
-        }
-        // As on POST rows: a number JSON would change is refused, not stored rounded.
-        if (parsed.inexact) throw inexactNumberError('The body', parsed.inexact, 422);
-        const body = parsed.value;
-        const out = await receiveInbound(kernel, target, body);
-        return Response.json(out.body, {
-          status: 201,
-          headers: { ...out.headers, 'x-request-id': requestId, 'cache-control': 'no-store' },
-        });
-      } catch (e) {
-        return errorResponse(e, requestId);
-      }
-    },
-    { parse: 'none', detail: inboundOperation as never },
-  );
-}
+export const inboundRoute: RouteSpec = {
+  method: 'POST',
+  path: '/inbound/{token}',
+  // The URL is the credential; the access log names the route, never the URL (its last segment is the secret).
+  caller: 'none',
+  body: 'json',
+  // Senders are other systems (form tools, CRMs) that do not always label their JSON.
+  anyMediaType: true,
+  doc: inboundOperation,
+  async handle(ctx) {
+    const target = await inboundTarget(ctx.kernel, ctx.params.token ?? '');
+    const out = await receiveInbound(ctx.kernel, target, await ctx.json());
+    return Response.json(out.body, { status: 201, headers: { ...out.headers, 'cache-control': 'no-store' } });
+  },
+};

@@ -33,7 +33,14 @@ export const projectEventsOperation: Json = {
   description: `${STREAM}\n\nWorks with an API key or a console session, and with separate worker processes (events travel through Redis when REDIS_URL is set). Browsers' EventSource cannot send headers: it may pass \`last_event_id\` in the query instead.`,
   tags: ['Projects'],
   parameters: [
-    { name: 'project_id', in: 'path', required: true, schema: { type: 'string', maxLength: 128 }, example: EXAMPLE_IDS.project },
+    {
+      name: 'project_id',
+      in: 'path',
+      required: true,
+      description: 'Project UUID.',
+      schema: { type: 'string', maxLength: 128 },
+      example: EXAMPLE_IDS.project,
+    },
     {
       name: 'Last-Event-ID',
       in: 'header',

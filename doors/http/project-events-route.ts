@@ -1,12 +1,9 @@
-import { Elysia } from 'elysia';
 import { validationError } from '../../core/errors.ts';
 import { isEventId, type ProjectEvent, type StoredEvent } from '../../core/ports/project-events.ts';
-import { newId } from '../../core/ids.ts';
 import type { Kernel } from '../../core/kernel.ts';
 import type { Column, Project } from '../../core/model.ts';
-import { errorResponse } from './error-response.ts';
 import { projectEventsOperation } from './project-events-doc.ts';
-import { projectOfCaller } from './project-access.ts';
+import type { RouteSpec } from './route-chain.ts';
 
 /** A comment line this often keeps proxies and browsers from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
@@ -51,29 +48,25 @@ function wire(event: ProjectEvent, colIds: Map<number, string>): { name: string;
  * `Last-Event-ID` are no longer kept (read the project again). With an API key or a console
  * session; events come from every process (through Redis when REDIS_URL is set).
  */
-export function projectEventsRoute(kernel: Kernel) {
-  const path = `${kernel.config.basePath}/projects/:project_id/events`;
-  return new Elysia({ name: 'workflow-project-events' }).get(
-    path,
-    async ({ request, params }) => {
-      const requestId = newId();
-      try {
-        const lastEventId = request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('last_event_id') ?? undefined;
-        if (lastEventId !== undefined && !isEventId(lastEventId)) {
-          throw validationError('Last-Event-ID is an event id as the stream sent it (like 1732500000000-0)', [
-            { path: 'Last-Event-ID', message: 'an id this stream sent' },
-          ]);
-        }
-        const { project } = await projectOfCaller(kernel, request, (params as Record<string, string>).project_id as string);
-        const release = kernel.longRequests.take(project.workspaceId, 'event stream');
-        return stream(kernel, project, lastEventId, release);
-      } catch (e) {
-        return errorResponse(e, requestId);
-      }
-    },
-    { detail: projectEventsOperation as never },
-  );
-}
+export const projectEventsRoute: RouteSpec = {
+  method: 'GET',
+  path: '/projects/{project_id}/events',
+  caller: 'key-or-session',
+  projectParam: 'project_id',
+  doc: projectEventsOperation,
+  async handle(ctx) {
+    const { request, kernel } = ctx;
+    const lastEventId = request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('last_event_id') ?? undefined;
+    if (lastEventId !== undefined && !isEventId(lastEventId)) {
+      throw validationError('Last-Event-ID is an event id as the stream sent it (like 1732500000000-0)', [
+        { path: 'Last-Event-ID', message: 'an id this stream sent' },
+      ]);
+    }
+    const project = ctx.caller?.project as Project;
+    const release = kernel.longRequests.take(project.workspaceId, 'event stream');
+    return stream(kernel, project, lastEventId, release);
+  },
+};
 
 function stream(kernel: Kernel, project: Project, lastEventId: string | undefined, release: () => void): Response {
   const encoder = new TextEncoder();

@@ -1,7 +1,6 @@
 import type { Config } from '../../core/config.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
-import { accessRecord } from './access-log.ts';
+import { loggedRequestId } from './access-log.ts';
 import { cors, OPEN_CORS_HEADERS } from './cors.ts';
 import { errorResponse } from './error-response.ts';
 import { pathOf, withHeaders } from './messages.ts';
@@ -32,8 +31,7 @@ export function restEdge(
       const policy = openPaths.has(path) ? open : configured;
       const answer = (res: Response, headers: Record<string, string> = {}) =>
         withHeaders(res, { ...headers, ...policy.answerHeaders(origin) });
-      const refuse = (e: ServiceError, headers: Record<string, string> = {}) =>
-        answer(errorResponse(e, accessRecord(request)?.id ?? newId()), headers);
+      const refuse = (e: ServiceError, headers: Record<string, string> = {}) => answer(errorResponse(e, loggedRequestId(request)), headers);
 
       const tooLarge = headerBlockRefusal(request, config.maxHeaderBytes, searchPath);
       if (tooLarge) return refuse(tooLarge);

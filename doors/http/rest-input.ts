@@ -52,8 +52,11 @@ export function restQuery(op: AnyOperation, url: string, jsonNames: Set<string>)
   return query;
 }
 
-/** Reads the body as text (refusing one over the limit) and parses it when the pipeline asks. */
-export async function readJson(request: Request, op: AnyOperation, maxBytes: number): Promise<() => unknown> {
+/**
+ * Reads the body as text (refusing one over the limit) and parses it exactly when asked: a number
+ * JSON would change is refused, never rounded. `emptyAs`: what an empty body means (else an error).
+ */
+export async function readJson(request: Request, maxBytes: number, invalidStatus = 422, emptyAs?: () => unknown): Promise<() => unknown> {
   let text: string;
   try {
     text = await readTextLimited(request, maxBytes);
@@ -64,11 +67,8 @@ export async function readJson(request: Request, op: AnyOperation, maxBytes: num
   }
   return () => {
     if (text.trim() === '') {
-      throw new ServiceError(
-        'validation_error',
-        { message: 'The request body is empty; send a JSON object' },
-        { status: op.invalidStatus ?? 422 },
-      );
+      if (emptyAs) return emptyAs();
+      throw new ServiceError('validation_error', { message: 'The request body is empty; send a JSON object' }, { status: invalidStatus });
     }
     let parsed: ReturnType<typeof parseJsonExactly>;
     try {
@@ -77,10 +77,10 @@ export async function readJson(request: Request, op: AnyOperation, maxBytes: num
       throw new ServiceError(
         'validation_error',
         { message: `The request body is not valid JSON (${(e as Error).message})` },
-        { status: op.invalidStatus ?? 422 },
+        { status: invalidStatus },
       );
     }
-    if (parsed.inexact) throw inexactNumberError('The body', parsed.inexact, op.invalidStatus ?? 422);
+    if (parsed.inexact) throw inexactNumberError('The body', parsed.inexact, invalidStatus);
     return parsed.value;
   };
 }

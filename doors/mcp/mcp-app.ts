@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { Elysia } from 'elysia';
+import { type AnyElysia, Elysia } from 'elysia';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { isStoreUnavailable, ServiceError } from '../../core/errors.ts';
-import { accessLog, accessRecord } from '../http/access-log.ts';
+import { accessLog, accessRecord, loggedRequestId } from '../http/access-log.ts';
+import { mountRoutes } from '../http/route-chain.ts';
 import { closingWhileDraining } from '../http/draining.ts';
 import { healthRoutes } from '../http/health.ts';
 import { presentedKeyPrefix } from '../../core/identity/api-keys.ts';
@@ -11,6 +12,7 @@ import { newId } from '../../core/ids.ts';
 import type { Kernel } from '../../core/kernel.ts';
 import { failureOf } from '../../core/operations/outcome.ts';
 import { MAX_ID_LENGTH } from '../../core/operations/run-operation.ts';
+import { type InexactNumber, inexactNumberError, parseJsonExactly } from '../../core/schema/exact-json.ts';
 import { errorEnvelope, failureEnvelope } from './envelope.ts';
 import { type McpAuthContext, type McpCaller, authenticateMcp } from './mcp-auth.ts';
 import { createMcpServer } from './mcp-server.ts';
@@ -44,6 +46,8 @@ interface RpcBody {
   request: Request;
   parsed?: unknown;
   projectId?: string;
+  /** The refusal of a message holding a number JSON cannot carry exactly, answered after authentication. */
+  inexact?: Response;
 }
 
 /** Bodies read before authentication stay small: a tools/call naming a project, not a large add_rows. */
@@ -61,13 +65,14 @@ async function readRpcBody(ctx: McpHostContext, request: Request): Promise<RpcBo
   if (request.method !== 'POST' || !credentials || !(length <= PEEK_MAX_BYTES)) return { request };
   const text = await request.text();
   const asItCame = () => ({ request: new Request(request.url, { method: 'POST', headers: request.headers, body: text }) });
-  let parsed: unknown;
+  let parsed: ReturnType<typeof parseJsonExactly>;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJsonExactly(text);
   } catch {
     return asItCame();
   }
-  return { request, parsed, projectId: projectNamed(ctx, parsed) };
+  if (parsed.inexact) return { request, parsed: parsed.value, inexact: inexactRefusal(parsed.value, parsed.inexact) };
+  return { request, parsed: parsed.value, projectId: projectNamed(ctx, parsed.value) };
 }
 
 const isToolCall = (message: unknown): boolean =>
@@ -99,18 +104,34 @@ const batchRefusal = () =>
  * handed on as it came (the transport answers its size and syntax).
  */
 async function singleMessage(body: RpcBody): Promise<RpcBody | Response> {
-  if (body.parsed !== undefined) return Array.isArray(body.parsed) ? batchRefusal() : body;
+  if (body.parsed !== undefined) return Array.isArray(body.parsed) ? batchRefusal() : (body.inexact ?? body);
   const { request } = body;
   const text = await request.text();
   if (/^\s*\[/.test(text)) return batchRefusal();
   const again = new Request(request.url, { method: 'POST', headers: request.headers, body: text });
-  // Read again only to learn whether it asks for progress (a streamed answer); the transport parses it otherwise.
-  if (text.includes('"progressToken"')) {
-    try {
-      return { request: again, parsed: JSON.parse(text) };
-    } catch {}
+  let parsed: ReturnType<typeof parseJsonExactly> | undefined;
+  try {
+    parsed = parseJsonExactly(text);
+  } catch {
+    return { request: again }; // the transport answers the syntax error
   }
-  return { request: again };
+  if (parsed.inexact) return inexactRefusal(parsed.value, parsed.inexact);
+  // Parsed here only to learn whether it asks for progress (a streamed answer); the transport parses it otherwise.
+  return text.includes('"progressToken"') ? { request: again, parsed: parsed.value } : { request: again };
+}
+
+/**
+ * A message holding a number JSON cannot carry exactly (12345678901234567890, 1e309): refused as
+ * REST refuses it, never handed on rounded (-32602, invalid params, naming the number).
+ */
+function inexactRefusal(message: unknown, found: InexactNumber): Response {
+  const id = (message as { id?: unknown } | null)?.id;
+  const error = inexactNumberError('The message', found, 422);
+  return Response.json({
+    jsonrpc: '2.0',
+    error: { code: -32602, message: `Invalid params: ${(error.detail as { message: string }).message}` },
+    id: typeof id === 'string' || typeof id === 'number' ? id : null,
+  });
 }
 
 /**
@@ -120,7 +141,7 @@ async function singleMessage(body: RpcBody): Promise<RpcBody | Response> {
  */
 async function handleMcp(ctx: McpHostContext, request: Request): Promise<Response> {
   const access = accessRecord(request);
-  const requestId = access?.id ?? newId();
+  const requestId = loggedRequestId(request);
   // The access log names the key by its public prefix only (a wfs_ key's, or the stored one once found).
   if (access) access.keyPrefix = presentedKeyPrefix(request.headers.get('service-api-key'));
   const body = await readRpcBody(ctx, request);
@@ -235,29 +256,28 @@ export function mcpApp(kernel: Kernel, context: () => McpHostContext) {
     for (const [name, value] of Object.entries(corsHeaders(crossOrigin, false))) response.headers.set(name, value);
     return response;
   };
-  return (
-    new Elysia({ name: 'workflow-mcp' })
-      // Outermost: one access-log line and an x-request-id for every request, whatever answers it.
-      .wrap(((fn: Parameters<typeof accessLog>[0]) => accessLog(closingWhileDraining(kernel.lifecycle, fn))) as never)
-      .get('/', () => {
-        const ctx = context();
-        return new Response(statusPage(ctx.urls, ctx.tools.length, ctx.kernel.oauth.issuer), {
-          headers: { 'content-type': 'text/html; charset=utf-8' },
-        });
-      })
-      // GET /health and /ready, as on the REST host, for the balancer in front of MCP processes.
-      .use(healthRoutes(kernel))
-      .get('/healthz', () => Response.json({ status: 'ok' }))
-      .get('/favicon.ico', () => new Response(Bun.file(`${ASSETS}/favicon.ico`), { headers: { 'content-type': 'image/x-icon' } }))
-      .get('/favicon.png', () => new Response(Bun.file(`${ASSETS}/favicon.png`), { headers: { 'content-type': 'image/png' } }))
-      .get('/.well-known/oauth-protected-resource', metadata)
-      .get('/.well-known/oauth-protected-resource/*', metadata)
-      .all('/mcp', mcp, { parse: 'none' })
-      .all('/mcp/', mcp, { parse: 'none' })
-      .onError(({ code, error, request }) => {
-        if (code === 'NOT_FOUND') return Response.json({ status: 404, detail: 'No such route; the MCP endpoint is /mcp' }, { status: 404 });
-        const failure = failureOf(error, accessRecord(request)?.id ?? newId());
-        return Response.json(failureEnvelope(failure), { status: failure.status, headers: failure.headers });
-      })
-  );
+  const app = new Elysia({ name: 'workflow-mcp' })
+    // Outermost: one access-log line and an x-request-id for every request, whatever answers it.
+    .wrap(((fn: Parameters<typeof accessLog>[0]) => accessLog(closingWhileDraining(kernel.lifecycle, fn))) as never)
+    .get('/', () => {
+      const ctx = context();
+      return new Response(statusPage(ctx.urls, ctx.tools.length, ctx.kernel.oauth.issuer), {
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+      });
+    })
+    .get('/healthz', () => Response.json({ status: 'ok' }))
+    .get('/favicon.ico', () => new Response(Bun.file(`${ASSETS}/favicon.ico`), { headers: { 'content-type': 'image/x-icon' } }))
+    .get('/favicon.png', () => new Response(Bun.file(`${ASSETS}/favicon.png`), { headers: { 'content-type': 'image/png' } }))
+    .get('/.well-known/oauth-protected-resource', metadata)
+    .get('/.well-known/oauth-protected-resource/*', metadata)
+    .all('/mcp', mcp, { parse: 'none' })
+    .all('/mcp/', mcp, { parse: 'none' })
+    .onError(({ code, error, request }) => {
+      if (code === 'NOT_FOUND') return Response.json({ status: 404, detail: 'No such route; the MCP endpoint is /mcp' }, { status: 404 });
+      const failure = failureOf(error, loggedRequestId(request));
+      return Response.json(failureEnvelope(failure), { status: failure.status, headers: failure.headers });
+    });
+  // GET /health and /ready, as on the REST host, for the balancer in front of MCP processes.
+  mountRoutes(app as unknown as AnyElysia, kernel, healthRoutes());
+  return app;
 }

@@ -1,11 +1,10 @@
-import { Elysia } from 'elysia';
 import { PAGE_HEADERS } from '../page-headers.ts';
 import { ServiceError } from '../../../core/errors.ts';
-import { newId } from '../../../core/ids.ts';
+import { parseJsonExactly } from '../../../core/schema/exact-json.ts';
+import type { RouteContext, RouteSpec } from '../route-chain.ts';
 import type { Kernel } from '../../../core/kernel.ts';
 import type { FoundSession } from '../../../core/ports/storage.ts';
 import { CSRF_HEADER, csrfMatches, csrfRefusal, sessionCookie, sessionOf, signIn, signOut } from '../../../core/identity/sessions.ts';
-import { errorResponse } from '../error-response.ts';
 import { BodyTooLarge, readTextLimited } from '../request-checks.ts';
 import { loginPage } from './login-page.ts';
 
@@ -68,7 +67,7 @@ async function readForm(request: Request): Promise<{ fields: Record<string, unkn
   if (json) {
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      body = parseJsonExactly(text).value;
     } catch {
       throw new ServiceError('parse_error', 'The body is not valid JSON');
     }
@@ -92,83 +91,78 @@ export function sessionAnswer(found: FoundSession) {
   };
 }
 
+/** POST /login: a form (answered with pages) or JSON (answered with the session). */
+async function login(ctx: RouteContext, secure: boolean): Promise<Response> {
+  const { kernel, request } = ctx;
+  let form: Awaited<ReturnType<typeof readForm>> = { fields: {}, json: true };
+  try {
+    if (!sameOrigin(kernel, request)) throw new ServiceError('forbidden', 'Sign in from this site’s own sign-in page');
+    form = await readForm(request);
+    const { token, found } = await signIn(kernel, {
+      email: form.fields.email,
+      password: form.fields.password,
+      address: clientAddress(kernel, request, ctx.server),
+    });
+    const cookie = sessionCookie(token, secure);
+    if (form.json) return Response.json(sessionAnswer(found), { headers: { 'set-cookie': cookie, 'cache-control': 'no-store' } });
+    return new Response(null, { status: 303, headers: { location: safeNext(String(form.fields.next ?? '/')), 'set-cookie': cookie } });
+  } catch (e) {
+    // JSON callers get the chain's answer; a form gets its page again, saying what went wrong.
+    if (form.json) throw e;
+    const failure =
+      e instanceof ServiceError ? e : new ServiceError('unavailable', 'Signing in is not possible right now; try again in a moment');
+    const email = typeof form.fields.email === 'string' ? form.fields.email.slice(0, 254) : '';
+    return html(
+      loginPage({ error: failure.message, email, next: safeNext(String(form.fields.next ?? '/')) }),
+      failure.status,
+      failure.headers,
+    );
+  }
+}
+
+/** POST /logout: ends the session (its CSRF token in the header, or in the form of the console's button). */
+async function logout(ctx: RouteContext, secure: boolean): Promise<Response> {
+  const { kernel, request } = ctx;
+  const found = await sessionOf(kernel, request.headers.get('cookie'));
+  const type = request.headers.get('content-type') ?? '';
+  const form = type.startsWith('application/x-www-form-urlencoded');
+  if (found) {
+    const presented =
+      request.headers.get(CSRF_HEADER) ??
+      (form ? new URLSearchParams(await readTextLimited(request, MAX_FORM_BYTES).catch(() => '')).get('csrf_token') : null);
+    if (!csrfMatches(found, presented)) throw csrfRefusal();
+    await signOut(kernel, found);
+  }
+  const cookie = sessionCookie(null, secure);
+  return form
+    ? new Response(null, { status: 303, headers: { location: '/login', 'set-cookie': cookie } })
+    : new Response(null, { status: 204, headers: { 'set-cookie': cookie } });
+}
+
 /**
  * Sign-in for people (docs/console.md), outside BASE_PATH: `GET /login` (the form),
  * `POST /login` (form or JSON), `POST /logout`, `GET /session` (who is signed in, and the CSRF
- * token the console sends back on every state-changing request).
+ * token the console sends back on every state-changing request). The session is read by each
+ * route itself: signing in needs none, signing out and /session answer without one.
  */
-export function signinRoutes(kernel: Kernel) {
+export function signinRoutes(kernel: Kernel): RouteSpec[] {
   const secure = kernel.config.publicUrl?.startsWith('https:') ?? false;
-  return new Elysia({ name: 'workflow-signin' })
-    .get('/login', ({ request }) => html(loginPage({ next: safeNext(new URL(request.url).searchParams.get('next')) })), {
-      detail: { hide: true },
-    })
-    .post(
-      '/login',
-      async ({ request, server }) => {
-        const requestId = newId();
-        let form: Awaited<ReturnType<typeof readForm>> = { fields: {}, json: true };
-        try {
-          if (!sameOrigin(kernel, request)) throw new ServiceError('forbidden', 'Sign in from this site’s own sign-in page');
-          form = await readForm(request);
-          const { token, found } = await signIn(kernel, {
-            email: form.fields.email,
-            password: form.fields.password,
-            address: clientAddress(kernel, request, server),
-          });
-          const cookie = sessionCookie(token, secure);
-          if (form.json) return Response.json(sessionAnswer(found), { headers: { 'set-cookie': cookie, 'cache-control': 'no-store' } });
-          return new Response(null, {
-            status: 303,
-            headers: { location: safeNext(String(form.fields.next ?? '/')), 'set-cookie': cookie },
-          });
-        } catch (e) {
-          if (form.json) return errorResponse(e, requestId);
-          const failure =
-            e instanceof ServiceError ? e : new ServiceError('unavailable', 'Signing in is not possible right now; try again in a moment');
-          const email = typeof form.fields.email === 'string' ? form.fields.email.slice(0, 254) : '';
-          return html(
-            loginPage({ error: failure.message, email, next: safeNext(String(form.fields.next ?? '/')) }),
-            failure.status,
-            failure.headers,
-          );
-        }
-      },
-      { parse: 'none', detail: { hide: true } },
-    )
-    .post(
-      '/logout',
-      async ({ request }) => {
-        const requestId = newId();
-        try {
-          const found = await sessionOf(kernel, request.headers.get('cookie'));
-          const type = request.headers.get('content-type') ?? '';
-          const form = type.startsWith('application/x-www-form-urlencoded');
-          if (found) {
-            const presented =
-              request.headers.get(CSRF_HEADER) ??
-              (form ? new URLSearchParams(await readTextLimited(request, MAX_FORM_BYTES).catch(() => '')).get('csrf_token') : null);
-            if (!csrfMatches(found, presented)) throw csrfRefusal();
-            await signOut(kernel, found);
-          }
-          const cookie = sessionCookie(null, secure);
-          return form
-            ? new Response(null, { status: 303, headers: { location: '/login', 'set-cookie': cookie } })
-            : new Response(null, { status: 204, headers: { 'set-cookie': cookie } });
-        } catch (e) {
-          return errorResponse(e, requestId);
-        }
-      },
-      { parse: 'none', detail: { hide: true } },
-    )
-    .get(
-      '/session',
-      async ({ request }) => {
-        const found = await sessionOf(kernel, request.headers.get('cookie'));
-        if (!found)
-          return Response.json({ detail: 'Not signed in: sign in at /login' }, { status: 401, headers: { 'cache-control': 'no-store' } });
-        return Response.json(sessionAnswer(found), { headers: { 'cache-control': 'no-store' } });
-      },
-      { detail: { hide: true } },
-    );
+  const route = (method: RouteSpec['method'], path: string, handle: RouteSpec['handle']): RouteSpec => ({
+    method,
+    path,
+    outsideBasePath: true,
+    caller: 'none',
+    handle,
+  });
+  return [
+    route('GET', '/login', async ({ request }) => html(loginPage({ next: safeNext(new URL(request.url).searchParams.get('next')) }))),
+    route('POST', '/login', (ctx) => login(ctx, secure)),
+    route('POST', '/logout', (ctx) => logout(ctx, secure)),
+    route('GET', '/session', async ({ request }) => {
+      const found = await sessionOf(kernel, request.headers.get('cookie'));
+      if (!found)
+        return Response.json({ detail: 'Not signed in: sign in at /login' }, { status: 401, headers: { 'cache-control': 'no-store' } });
+      return Response.json(sessionAnswer(found), { headers: { 'cache-control': 'no-store' } });
+    }),
+  ];
 }
