@@ -9,7 +9,11 @@ import type { PluginRegistry } from './plugins/registry.ts';
 import type { LongRequests } from './services/long-requests.ts';
 import type { Storage } from './ports/storage.ts';
 
-/** Everything an operation or job handler may use: the kernel's services, nothing global. */
+/**
+ * Everything an operation or job handler may use. What stays module state is process-wide by
+ * nature: the plans (configurePlans, once at start), the log level, and which months' credits this
+ * process has granted already (a memo of a write that is idempotent anyway).
+ */
 export interface Kernel {
   config: Config;
   storage: Storage;

@@ -9,7 +9,7 @@ import { startService } from '../app/service.ts';
 
 /**
  * `bun run console:screenshots`: the README's pictures of the console, taken in Debian's Chromium
- * from a fresh in-memory service in sandbox mode (a "dentists in Lyon" project, a formula column,
+ * from a fresh service on an in-memory database in sandbox mode (a "dentists in Lyon" project, a formula column,
  * its settings, a webhook to a loopback endpoint with its delivery log), written to docs/screenshots/.
  */
 

@@ -24,13 +24,15 @@ function toolSource(id: string): string {
 
 /**
  * ${title(id)}: replace this with what the tool does. The host renders {{Column}} templates in the
- * config for each row, skips rows where a \`requires\` field is empty, and calls \`enrich\` with up to
- * \`batchSize\` rows; answer one result per row, in order.
+ * config for each row, skips rows where a \`requires\` field is empty, and calls \`enrichOne\` for
+ * each row, \`concurrency\` at once, one provider rate token per row. (A provider that answers many
+ * rows in one request is called from \`enrich(items, ctx)\` instead, \`batchSize\` rows at a time.)
  */
 export default defineTool({
   kind: 'tool',
   id: '${id}',
   version: '0.1.0',
+  sdk: '^1.1',
   name: '${title(id)}',
   description: 'Say for agents what it does, what it needs and what it costs. Config: {"text": "{{Name}}"}. Free.',
   category: 'transform',
@@ -41,15 +43,14 @@ export default defineTool({
   produces: [{ field: 'value', description: 'The text in upper case.' }],
   cost: { credits: 0, per: 'result' },
   batchSize: 100,
-  async enrich(items, ctx) {
+  concurrency: 5,
+  async enrichOne(item, ctx) {
     // A tool that calls a provider answers deterministic fake data (example.com) when
     // ctx.providerMode === 'sandbox', reads its key with requireEnv(ctx, 'X_API_KEY') and fetches
     // through providerJson (all from workflow-service/plugin-sdk), which enforces the network policy.
     void ctx;
-    return items.map((item) => {
-      const text = String(item.config.text).trim();
-      return text ? { status: 'ok' as const, value: text.toUpperCase() } : { status: 'no_result' as const, reason: 'empty text' };
-    });
+    const text = String(item.config.text).trim();
+    return text ? { status: 'ok', value: text.toUpperCase() } : { status: 'no_result', reason: 'empty text' };
   },
 });
 `;
@@ -85,6 +86,7 @@ export default defineBuilder({
   kind: 'builder',
   id: '${id}',
   version: '0.1.0',
+  sdk: '^1.0',
   name: '${title(id)}',
   description: 'Say for agents what it finds, from what form, and what it costs. Form: {"names": "Acme\\\\nGlobex"}. Free.',
   category: 'companies',

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type Connection, createConnection } from 'mysql2/promise';
 import { openStorage, type SqlStorage } from '../adapters/storage/sql-storage.ts';
-import { PageWrites } from '../core/handlers/page-writes.ts';
+import { PageWrites } from '../core/handlers/builder/page-writes.ts';
 import type { BuilderCheckpoint, Cell, Column } from '../core/model.ts';
 import type { BuilderRunState } from '../core/ports/storage.ts';
 import { until } from './support/until.ts';
 import { DIALECTS, freshDatabaseUrl } from './support/databases.ts';
 
 /**
- * Builder pages written two at a time on MariaDB (core/handlers/page-writes.ts): the second page's
+ * Builder pages written two at a time on MariaDB (core/handlers/builder/page-writes.ts): the second page's
  * rows go in beside the first, its checkpoint after the first's. Here a third writer holds what the
  * first page needs and then asks for the second page's rows — a wait cycle the database cannot see,
  * since the second page waits for the first in the service. The second page must give way.

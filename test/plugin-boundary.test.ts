@@ -86,7 +86,7 @@ describe('plugins reach the host only through the SDK', () => {
     const source =
       "import { x } from '../../../core/errors.ts';\nexport { y } from '../../../adapters/queue/in-process.ts';\nconst z = await import('../other/index.ts');";
     expect(specifiers(source).map((s) => importProblem(file, s) !== null)).toEqual([true, true, true]);
-    expect(importProblem(file, '../_shared/map-limit.ts')).toBeNull();
+    expect(importProblem(file, '../_web/fetch-page.ts')).toBeNull();
     expect(importProblem(file, '../../_providers/apollo/apollo-client.ts')).toBeNull();
     expect(importProblem(file, './extract.ts')).toBeNull();
     expect(importProblem(file, 'tldts')).toBeNull();

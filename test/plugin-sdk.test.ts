@@ -137,6 +137,29 @@ describe('plugins as npm packages named in PLUGINS', () => {
     );
   });
 
+  test('a plugin written for another SDK is refused at start by name, saying what to do; a range it fits loads', async () => {
+    const later = writePackage(
+      join(dir, 'later'),
+      'later',
+      `import { Type, defineTool } from 'workflow-service/plugin-sdk';\nexport default { ...${TOOL}, id: 'pkg_later', sdk: '^2.0' };\n`,
+    );
+    await expect(loadPlugins(undefined, [later])).rejects.toThrow(
+      `plugin package ${later} (default export): field "sdk" needs plugin SDK ^2.0; this service has ${hostSdk.version}: upgrade the service`,
+    );
+    const garbled = writePackage(
+      join(dir, 'garbled'),
+      'garbled',
+      `import { Type, defineTool } from 'workflow-service/plugin-sdk';\nexport default { ...${TOOL}, id: 'pkg_garbled', sdk: 'latest' };\n`,
+    );
+    await expect(loadPlugins(undefined, [garbled])).rejects.toThrow('field "sdk" "latest" is not a semver range');
+    const fits = writePackage(
+      join(dir, 'fits'),
+      'fits',
+      `import { Type, defineTool } from 'workflow-service/plugin-sdk';\nexport default { ...${TOOL}, id: 'pkg_fits', sdk: '^1.1' };\n`,
+    );
+    expect((await loadPlugins(undefined, [fits])).tool('pkg_fits')?.id).toBe('pkg_fits');
+  });
+
   test('a package with no definition, or a default export that is not one, is refused', async () => {
     const none = writePackage(join(dir, 'none'), 'none', 'export const answer = 42;\n');
     await expect(loadPlugins(undefined, [none])).rejects.toThrow(`PLUGINS: package "${none}" exports no plugin definition`);

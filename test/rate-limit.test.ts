@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Redis } from 'ioredis';
-import { InMemoryRateLimiter } from '../adapters/rate-limit/in-memory.ts';
+import { InProcessRateLimiter } from '../adapters/rate-limit/in-process.ts';
 import { RedisRateLimiter } from '../adapters/rate-limit/redis-token-bucket.ts';
 import { type RateLimiter, takeToken } from '../core/ports/rate-limiter.ts';
 import { freshPrefix, type RedisServer, startRedis } from './support/redis.ts';
@@ -47,16 +47,16 @@ async function timeTokens(limiters: RateLimiter[], key: string, n: number): Prom
   return performance.now() - start;
 }
 
-describe.each(['in-memory', 'redis'] as const)('%s rate limiter', (kind) => {
+describe.each(['in-process', 'redis'] as const)('%s rate limiter', (kind) => {
   test('15 requests at 20/s with a burst of 5 take about half a second', async () => {
-    const limiter = kind === 'redis' ? redisLimiter(freshPrefix('rate')) : new InMemoryRateLimiter();
+    const limiter = kind === 'redis' ? redisLimiter(freshPrefix('rate')) : new InProcessRateLimiter();
     const ms = await timeTokens([limiter], 'provider:test', 15);
     expect(ms).toBeGreaterThanOrEqual(450);
     expect(ms).toBeLessThan(5_000); // a hang, not a slow machine (10× the half second)
   });
 
   test('looking (cost 0) takes nothing: it tells whether a token is there', async () => {
-    const limiter = kind === 'redis' ? redisLimiter(freshPrefix('rate')) : new InMemoryRateLimiter();
+    const limiter = kind === 'redis' ? redisLimiter(freshPrefix('rate')) : new InProcessRateLimiter();
     const rule = { perSecond: 0.01, burst: 2 };
     for (let i = 0; i < 5; i++) expect((await limiter.take('k', rule, 0)).waitMs).toBe(0);
     expect((await limiter.take('k', rule)).waitMs).toBe(0);
@@ -67,7 +67,7 @@ describe.each(['in-memory', 'redis'] as const)('%s rate limiter', (kind) => {
   });
 
   test('an aborted wait rejects at once', async () => {
-    const limiter = kind === 'redis' ? redisLimiter(freshPrefix('rate')) : new InMemoryRateLimiter();
+    const limiter = kind === 'redis' ? redisLimiter(freshPrefix('rate')) : new InProcessRateLimiter();
     const rule = { perSecond: 0.1, burst: 1 };
     await limiter.acquire('k', rule);
     const controller = new AbortController();

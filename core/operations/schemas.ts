@@ -1,4 +1,4 @@
-import { type Static, Type } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { ColumnSchema } from '../columns/column-view.ts';
 
 export { ColumnSchema };

@@ -1,4 +1,5 @@
 import { Kind } from '@sinclair/typebox';
+import { DEFAULT_SDK_RANGE, SDK_VERSION } from './sdk-version.ts';
 import type { AnyBuilder, AnyTool } from './plugin-types.ts';
 
 /**
@@ -28,6 +29,7 @@ function assertBase(d: Def, where: string, kind: 'builder' | 'tool'): void {
   str('id');
   if (!SLUG.test(d.id as string)) throw new PluginDefinitionError(where, 'id', `must match ${SLUG}`);
   for (const f of ['version', 'name', 'description', 'category']) str(f);
+  assertSdkFits(d.sdk, where);
   for (const f of ['tags', 'legacyIds']) {
     if (!Array.isArray(d[f]) || !(d[f] as unknown[]).every((x) => typeof x === 'string'))
       throw new PluginDefinitionError(where, f, 'must be an array of strings');
@@ -42,6 +44,24 @@ function assertBase(d: Def, where: string, kind: 'builder' | 'tool'): void {
   const provider = d.provider as Record<string, unknown> | undefined;
   if (provider !== undefined && (!Array.isArray(provider.requiredEnv) || !provider.requiredEnv.every((x) => typeof x === 'string')))
     throw new PluginDefinitionError(where, 'provider.requiredEnv', 'must be an array of env var names');
+}
+
+/** A plugin written for another SDK is refused by name, before anything can call it. */
+function assertSdkFits(given: unknown, where: string): void {
+  const range = given === undefined ? DEFAULT_SDK_RANGE : given;
+  if (typeof range !== 'string' || range.trim() === '')
+    throw new PluginDefinitionError(where, 'sdk', 'must be a semver range such as "^1.1"');
+  // Bun's semver takes any text (a word satisfies everything): a range is digits and operators.
+  if (!/^[\s\d.xX*^~<>=|-]+$/.test(range) || !/\d/.test(range)) {
+    throw new PluginDefinitionError(where, 'sdk', `"${range.slice(0, 50)}" is not a semver range (such as "^1.1")`);
+  }
+  if (!Bun.semver.satisfies(SDK_VERSION, range)) {
+    throw new PluginDefinitionError(
+      where,
+      'sdk',
+      `needs plugin SDK ${range}; this service has ${SDK_VERSION}: upgrade the service, or install a version of the plugin for SDK ${SDK_VERSION}`,
+    );
+  }
 }
 
 function assertFunctions(d: Def, where: string, names: string[]): void {
@@ -72,8 +92,20 @@ export function assertTool(def: unknown, where: string): asserts def is AnyTool 
     throw new PluginDefinitionError(where, 'produces', 'must be a non-empty array of {field, description}');
   if (typeof d.batchSize !== 'number' || !Number.isInteger(d.batchSize) || d.batchSize < 1)
     throw new PluginDefinitionError(where, 'batchSize', 'must be an integer >= 1');
-  assertFunctions(d, where, ['enrich']);
-  for (const f of ['isValid', 'cacheKey', 'checkConfig']) {
+  const ways = ['enrich', 'enrichOne'].filter((f) => typeof d[f] === 'function');
+  if (ways.length !== 1) {
+    throw new PluginDefinitionError(
+      where,
+      'enrich',
+      ways.length ? 'define enrich or enrichOne, not both' : 'define enrich(items, ctx) or enrichOne(item, ctx)',
+    );
+  }
+  if (
+    d.concurrency !== undefined &&
+    (typeof d.concurrency !== 'number' || !Number.isInteger(d.concurrency) || d.concurrency < 1 || d.concurrency > 100)
+  )
+    throw new PluginDefinitionError(where, 'concurrency', 'must be an integer from 1 to 100');
+  for (const f of ['enrich', 'enrichOne', 'isValid', 'cacheKey', 'checkConfig']) {
     if (d[f] !== undefined && typeof d[f] !== 'function') throw new PluginDefinitionError(where, f, 'must be a function when set');
   }
 }

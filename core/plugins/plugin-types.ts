@@ -56,7 +56,10 @@ export interface ProviderNeeds {
   /** Credentials and base URLs it reads, by env var name. Live mode without them fails the run. */
   requiredEnv: string[];
   optionalEnv?: string[];
-  /** Requests per second and burst for the whole deployment; one token per builder page or enrich batch. */
+  /**
+   * Requests per second and burst for the whole deployment: one token per provider request — a
+   * builder page, an `enrich` batch or an `enrichOne` row.
+   */
   rateLimit?: { perSecond: number; burst?: number };
 }
 
@@ -65,6 +68,11 @@ export interface PluginBase<S extends TObject = TObject> {
   /** Stable public slug (`a-z`, `0-9`, `_`). Never change it once published. */
   id: string;
   version: string;
+  /**
+   * The SDK versions this plugin works with, as a semver range (`^1.1` for one that uses
+   * `enrichOne`); a host whose SDK does not fit refuses it at start, naming it. Default `^1.0.0`.
+   */
+  sdk?: string;
   name: string;
   /** Written for agents: what it does, what it needs, what it costs. */
   description: string;
@@ -126,10 +134,25 @@ export interface ToolPlugin<S extends TObject = TObject> extends PluginBase<S> {
   requires: string[];
   /** The fields its value carries (waterfalls group tools that produce the same field). */
   produces: { field: string; description: string }[];
-  /** Rows per `enrich` call. */
+  /**
+   * Rows per `enrich` call. It also sizes the host's enrichment jobs (two batches, at least 50
+   * rows): an `enrichOne` tool's rows are spread over jobs by it.
+   */
   batchSize: number;
-  /** One result per item, in order. Thrown errors fail the whole batch (retried if retryable). */
-  enrich(items: ToolItem<Static<S>>[], ctx: ToolContext): Promise<EnrichResult[]>;
+  /**
+   * For a provider that answers many rows in one request: one result per item, in order. A thrown
+   * error fails the whole batch (retried if retryable). A tool defines this or `enrichOne`.
+   */
+  enrich?(items: ToolItem<Static<S>>[], ctx: ToolContext): Promise<EnrichResult[]>;
+  /**
+   * For a provider asked once per row: this row's result. The host runs up to `concurrency` rows at
+   * once and takes one token of the provider's rate limit per row, so `rateLimit.perSecond` counts
+   * requests. A thrown error (429, 5xx, a refused key) stops the rows not yet started: they and
+   * this one take it (retried if retryable); rows already answered keep their answers.
+   */
+  enrichOne?(item: ToolItem<Static<S>>, ctx: ToolContext): Promise<EnrichResult>;
+  /** Rows of an `enrichOne` tool in flight at once, in one job (default 5). */
+  concurrency?: number;
   /** Whether a found value is good enough (a waterfall stops at the first valid one). */
   isValid?(value: unknown): boolean;
   /**

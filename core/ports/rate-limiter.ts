@@ -74,7 +74,7 @@ export function takeToken(
 
 /** Waits for the plugin's provider budget, when it declares one (live mode only: sandbox calls nobody). */
 export async function awaitProviderBudget(
-  limiter: RateLimiter,
+  limiter: Pick<RateLimiter, 'acquire'>,
   plugin: { id: string; provider?: { id?: string; rateLimit?: { perSecond: number; burst?: number } } },
   providerMode: 'live' | 'sandbox',
   signal?: AbortSignal,

@@ -115,7 +115,12 @@ export function restApp(kernel: Kernel, ops: AnyOperation[]) {
   const docs = `${kernel.config.basePath}/docs`;
   let routes: RouteMethods | undefined;
   // Read once every route is mounted (the first request): a route added later would be missing, none is.
-  const mounted: RouteMethods = { allowed: (path) => (routes ??= routeMethods(app.routes)).allowed(path) };
+  const mounted: RouteMethods = {
+    allowed: (path) => {
+      routes ??= routeMethods(app.routes);
+      return routes.allowed(path);
+    },
+  };
   const app = new Elysia({ name: 'workflow-rest' })
     // The later wrap runs outside the earlier one: the access log (one line and an x-request-id
     // for every request, whatever answers it) sees what the edge refuses before routing.

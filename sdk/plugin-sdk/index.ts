@@ -10,8 +10,8 @@
  * ```
  */
 
-/** The SDK's version: what a plugin was written against (semver; a major bump breaks plugins). */
-export const version = '1.0.0';
+/** The SDK's version (semver): a plugin names the versions it works with in `sdk` (docs/plugins.md). */
+export { SDK_VERSION as version } from '../../core/plugins/sdk-version.ts';
 
 // ─── The contract ───────────────────────────────────────────────────────────────────────────────
 

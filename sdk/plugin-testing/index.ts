@@ -14,12 +14,12 @@
  * ```
  */
 import type { Static, TObject } from '@sinclair/typebox';
-import { renderTemplate } from '../../core/columns/templates.ts';
 import { loadConfig } from '../../core/config.ts';
 import { type ExpressionPool, openExpressionPool } from '../../core/expressions/expression-pool.ts';
 import { assertBuilder, assertTool } from '../../core/plugins/definition-checks.ts';
 import { declaredEnv } from '../../core/plugins/plugin-context.ts';
 import type {
+  AnyTool,
   BuilderPlugin,
   BuilderRunContext,
   BuiltRow,
@@ -31,8 +31,9 @@ import type {
   ToolPlugin,
   UploadHead,
 } from '../../core/plugins/plugin-types.ts';
-import { isEmptyValue } from '../../core/rows/cell-values.ts';
-import { cellValueProblem } from '../../core/rows/cell-limits.ts';
+import { isFound } from '../../core/handlers/enrichment/classify-results.ts';
+import { renderedConfig } from '../../core/handlers/enrichment/prepare-step.ts';
+import { runTool as runHostTool } from '../../core/handlers/enrichment/run-tool.ts';
 import { schemaErrors } from '../../core/schema/validate.ts';
 
 export { PluginDefinitionError, assertBuilder, assertTool } from '../../core/plugins/definition-checks.ts';
@@ -130,13 +131,17 @@ function refuse(what: string, problems: { path: string; message: string }[]): vo
   if (problems.length) throw new Error(`${what} refused: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`);
 }
 
+/** Tests call the provider stand-in as fast as it answers: no deployment-wide budget to share. */
+const NO_BUDGET = { rateLimiter: { acquire: async () => {} }, config: { limits: defaults.limits } };
+
 /**
- * Runs a tool over rows (column name → value) with one column `config`, as the host runs a column:
- * the config is checked (schema, then `checkConfig`), its `{{Column}}` templates are rendered over
- * each row, a row missing a `requires` input is `skipped`, the rest go to `enrich` in batches of
- * `batchSize`. A batch that throws gives each of its rows `{status: 'error', error, retryable}`
- * (retryable as the error says); a found value that `isValid` refuses is `no_result`; one too large
- * for a cell is an error. Answers one outcome per row, in order.
+ * Runs a tool over rows (column name → value) with one column `config`, through the host's own
+ * steps (core/handlers/enrichment/): the config is checked (schema, then `checkConfig`), its
+ * `{{Column}}` templates are rendered over each row, a row missing a `requires` input is `skipped`,
+ * the rest run as the host runs them — `enrich` in batches of `batchSize` (a batch that throws
+ * gives each of its rows `{status: 'error', error, retryable}`), or `enrichOne` with the host's
+ * concurrency (a thrown error stops the rows not yet started). A found value that `isValid` refuses
+ * is `no_result`; one too large for a cell is an error. Answers one outcome per row, in order.
  */
 export async function runTool<S extends TObject>(
   tool: ToolPlugin<S>,
@@ -152,39 +157,23 @@ export async function runTool<S extends TObject>(
   );
   const ctx = testToolContext(tool, options);
   const out: ToolOutcome[] = new Array(rows.length);
-  const ready: { index: number; item: ToolItem<Static<S>> }[] = [];
+  const ready: { index: number; item: ToolItem<Record<string, unknown>> }[] = [];
   rows.forEach((row, index) => {
-    const rendered = renderTemplate(config, row) as Static<S>;
-    const missing = tool.requires.filter((f) => isEmptyValue((rendered as Record<string, unknown>)[f]));
+    const { config: rendered, missing } = renderedConfig(tool, config as Record<string, unknown>, row);
     if (missing.length) out[index] = { status: 'skipped', reason: `missing input: ${missing.join(', ')}` };
     else ready.push({ index, item: { rowId: String(index + 1), config: rendered, row } });
   });
-  for (let i = 0; i < ready.length; i += tool.batchSize) {
-    const batch = ready.slice(i, i + tool.batchSize);
-    let results: EnrichResult[];
-    try {
-      results = await tool.enrich(
-        batch.map((b) => b.item),
-        ctx,
-      );
-      if (results.length !== batch.length) throw new Error(`tool ${tool.id} returned ${results.length} results for ${batch.length} rows`);
-    } catch (e) {
-      const retryable = (e as { retryable?: unknown }).retryable === true;
-      results = batch.map(() => ({ status: 'error', error: (e as Error).message, retryable }));
-    }
-    batch.forEach((b, j) => {
-      out[b.index] = settle(tool, results[j] as EnrichResult);
-    });
-  }
+  const results = await runHostTool(
+    NO_BUDGET,
+    tool as unknown as AnyTool,
+    ready.map((r) => r.item),
+    ctx,
+  );
+  ready.forEach((r, j) => {
+    const result = results[j] as EnrichResult;
+    out[r.index] = result.status === 'ok' && !isFound(tool as unknown as AnyTool, result) ? { status: 'no_result' } : result;
+  });
   return out;
-}
-
-/** A found value the tool itself says is not good enough is `no_result`; one too large for a cell is an error. */
-function settle<S extends TObject>(tool: ToolPlugin<S>, result: EnrichResult): EnrichResult {
-  if (result.status !== 'ok') return result;
-  if (tool.isValid && !tool.isValid(result.value)) return { status: 'no_result' };
-  const problem = cellValueProblem(result.value, defaults.limits);
-  return problem ? { status: 'error', error: `the result ${problem}`, retryable: false } : result;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { SqlStorage } from '../../adapters/storage/sql-storage.ts';
 import type { Kernel } from '../../core/kernel.ts';
 import type { Column, Project } from '../../core/model.ts';
 import { renderTemplate } from '../../core/columns/templates.ts';
+import { runTool } from '../../core/handlers/enrichment/run-tool.ts';
 import { createColumn } from '../../core/services/columns.ts';
 import { enrichJobRows } from '../../core/services/row-insert.ts';
 import { BENCH_TOOLS, type BenchTool } from './jobs-fill.ts';
@@ -81,23 +82,19 @@ export async function replaySteps(
     // As the runner does: the cells of every other tool column are read with the rows.
     const others = columns.filter((c) => c.type === 'tool' && c.no !== column.no).map((c) => c.no);
     const loaded = await step('read rows (getMany)', () => rows.getMany(project.pk, claimed, others));
-    const results = await step('render config + tool.enrich', async () => {
+    const results = await step('render config + run the tool', async () => {
       const items = loaded.map((row) => {
         const values = Object.fromEntries(columns.map((c) => [c.name, row.cells[c.no]?.v ?? null]));
         return { rowId: String(row.seq), config: renderTemplate(column.config, values) as Record<string, unknown>, row: values };
       });
-      const out = [];
-      for (let i = 0; i < items.length; i += tool.batchSize)
-        out.push(
-          ...(await tool.enrich(items.slice(i, i + tool.batchSize), {
-            providerMode: 'sandbox',
-            env: () => undefined,
-            signal: new AbortController().signal,
-            log: () => undefined,
-            expressions: kernel.expressions,
-          })),
-        );
-      return out;
+      // As the runner does: the host's run step (batches, or per-row concurrency).
+      return runTool(kernel, tool, items, {
+        providerMode: 'sandbox',
+        env: () => undefined,
+        signal: new AbortController().signal,
+        log: () => undefined,
+        expressions: kernel.expressions,
+      });
     });
     const cells = loaded.map((row, i) => {
       const r = results[i];

@@ -1,77 +1,10 @@
-import {
-  type ColDef,
-  createGrid,
-  type GridApi,
-  type ICellRendererParams,
-  type IDatasource,
-  InfiniteRowModelModule,
-  ModuleRegistry,
-  RenderApiModule,
-  ScrollApiModule,
-} from 'ag-grid-community';
+import type { GridApi } from 'ag-grid-community';
 import { ErrorNote } from '../error-note.tsx';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type ApiError, api, boot } from '../api.ts';
 import { CellDetail, type OpenedCell } from './cell-detail.tsx';
+import { type Project, type Row, startLiveGrid } from './live-grid.ts';
 import { QueryBuilder, rowsQuery } from './query-builder.tsx';
 import { AddToolColumn, RunColumn } from './tool-column.tsx';
-
-// The grid's features come in modules: only these are bundled (refreshCells: RenderApiModule; ensureIndexVisible: ScrollApiModule).
-ModuleRegistry.registerModules([InfiniteRowModelModule, RenderApiModule, ScrollApiModule]);
-
-interface Column {
-  col_id: string;
-  name: string;
-  type: 'input' | 'tool';
-  tool_id?: string | null;
-}
-interface Project {
-  id: string;
-  name: string;
-  columns: Column[];
-  row_count: number;
-  builder_status: { type: string; error_message: string | null; progress?: { rows_created: number; target: number }; warning?: string };
-  lead_gen_execution_log?: { at: string; step: string; message: string }[];
-  settings?: { unique_columns: string[] };
-}
-interface ApiCell {
-  value: unknown;
-  status?: string;
-  error?: string | null;
-}
-interface Row {
-  id: string;
-  company: Record<string, ApiCell>;
-}
-
-/** Rows fetched per request while scrolling (the API's largest page). */
-const BLOCK = 100;
-
-const text = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
-
-/** A tool cell: a spinner while queued or running, the value once completed, a badge with the reason otherwise. */
-function toolCell(p: ICellRendererParams<Row>): HTMLElement | string {
-  const cell = p.value as ApiCell | undefined;
-  if (!cell) return '';
-  const span = document.createElement('span');
-  const status = cell.status ?? 'completed';
-  if (status === 'queued' || status === 'running') {
-    span.className = 'spinner';
-    span.setAttribute('role', 'img');
-    span.setAttribute('aria-label', status);
-    span.title = status;
-    return span;
-  }
-  if (status === 'completed') return text(cell.value);
-  span.className = `badge badge-${status}`;
-  span.textContent = status.replace(/_/g, ' ');
-  if (!cell.error) return span;
-  // The reason beside the badge (cut by the cell's width; whole in the tooltip).
-  const wrap = document.createElement('span');
-  wrap.title = cell.error;
-  wrap.append(span, ` ${cell.error}`);
-  return wrap;
-}
 
 /** `/projects/{id}`: the project's rows in a virtualized grid (AG Grid's infinite row model), kept live over SSE. */
 export function ProjectTablePage({ id }: { id: string }) {
@@ -91,128 +24,21 @@ export function ProjectTablePage({ id }: { id: string }) {
 
   useEffect(() => {
     setOpened(undefined);
-    let grid: GridApi<Row> | undefined;
-    let events: EventSource | undefined;
-    let columns: Column[] = [];
-    /**
-     * The rows the grid shows, by id, as the grid holds them (noted when a cell reads its row: a
-     * block the grid fetched twice keeps only one answer, and it is that one): a live update changes
-     * them in place, then the cells are drawn again.
-     */
-    const shown = new Map<string, Row>();
-    const note = (row: Row | undefined) => {
-      if (!row) return;
-      shown.set(String(row.id), row);
-      if (shown.size > 8 * BLOCK) shown.delete(shown.keys().next().value as string);
-    };
-    const path = `/projects/${encodeURIComponent(id)}`;
-    const open = (c: Column, row: Row | undefined, rowIndex: number | null) => {
-      if (row && rowIndex !== null) setOpened({ rowId: String(row.id), rowIndex, colId: c.col_id, column: c.name });
-    };
-    const columnDefs = (cols: Column[]): ColDef<Row>[] =>
-      cols.map((c) => ({
-        colId: c.col_id,
-        headerName: c.name,
-        sortable: false,
-        minWidth: 140,
-        flex: 1,
-        ...(c.type === 'tool'
-          ? {
-              valueGetter: (p) => {
-                note(p.data);
-                return p.data?.company[c.name];
-              },
-              cellRenderer: toolCell,
-              cellClass: 'tool-cell',
-              onCellClicked: (p) => open(c, p.data, p.rowIndex),
-              // Enter on the focused cell opens its detail. Here rather than in onCellKeyDown, which the grid
-              // calls later: the key is taken now, so it does not also press the dialog's button.
-              suppressKeyboardEvent: (p) => {
-                if (p.event.type !== 'keydown' || p.event.key !== 'Enter' || p.editing || !p.data) return false;
-                p.event.preventDefault();
-                open(c, p.data, p.node.rowIndex);
-                return true;
-              },
-            }
-          : {
-              valueGetter: (p) => {
-                note(p.data);
-                return text(p.data?.company[c.name]?.value);
-              },
-            }),
-      }));
-    const datasource: IDatasource = {
-      getRows: async ({ startRow, successCallback, failCallback }) => {
-        try {
-          const extra = query.current ? `&${query.current}` : '';
-          const page = await api<{ rows: Row[]; total_rows: number }>(
-            'GET',
-            `${path}/rows?page=${Math.floor(startRow / BLOCK) + 1}&page_size=${BLOCK}${extra}`,
-          );
-          setTotal(page.total_rows);
-          setQueryError(undefined);
-          successCallback(page.rows, page.total_rows);
-        } catch (e) {
-          if (query.current) setQueryError((e as Error).message);
-          else setError((e as Error).message);
-          failCallback();
-        }
-      },
-    };
-    const readProject = () =>
-      api<Project>('GET', path).then((p) => {
-        columns = p.columns;
-        setProject(p);
-        return p;
-      });
-    // Watch first, then read: a change made in between is then both in what is read and in an event, never in neither.
-    events = new EventSource(`${boot.basePath}${path}/events`);
-    events.addEventListener('cells', (e) => {
-      const data = JSON.parse((e as MessageEvent).data) as {
-        col_id: string;
-        cells: { row_id: string; status: string; value?: unknown; error?: string | null }[];
-      };
-      const name = columns.find((c) => c.col_id === data.col_id)?.name;
-      if (!name || !grid) return; // before the grid: the rows it fetches are newer anyway
-      for (const c of data.cells) {
-        const row = shown.get(c.row_id);
-        if (!row) continue;
-        const before = row.company[name] ?? { value: null };
-        row.company[name] = 'value' in c ? { value: c.value, status: c.status, error: c.error ?? null } : { ...before, status: c.status };
-      }
-      grid.refreshCells({ columns: [data.col_id], force: true });
-      const o = openedRef.current;
-      if (o?.colId === data.col_id && data.cells.some((c) => c.row_id === o.rowId)) setOpenedVersion((v) => v + 1);
-    });
-    const refresh = () => grid?.refreshInfiniteCache();
-    events.addEventListener('rows', refresh);
-    events.addEventListener('reset', refresh);
-    events.addEventListener('builder', () => void readProject().then(refresh));
-    events.addEventListener('columns', () => void readProject().then(() => grid?.setGridOption('columnDefs', columnDefs(columns))));
-    // The project is read once the stream is open (or could not open: then the page still shows it).
-    const opened = new Promise<void>((resolve) => {
-      events?.addEventListener('open', () => resolve(), { once: true });
-      events?.addEventListener('error', () => resolve(), { once: true });
-    });
-    opened
-      .then(readProject)
-      .then(() => {
-        if (!gridEl.current || !events) return;
-        grid = createGrid<Row>(gridEl.current, {
-          columnDefs: columnDefs(columns),
-          rowModelType: 'infinite',
-          cacheBlockSize: BLOCK,
-          maxBlocksInCache: 40,
-          getRowId: (p) => String(p.data.id),
-          datasource,
-        });
+    return startLiveGrid({
+      id,
+      container: () => gridEl.current,
+      query,
+      openedRef,
+      onGrid: (grid) => {
         gridApi.current = grid;
-      })
-      .catch((e: ApiError) => setError(e.status === 404 ? 'This project does not exist in this workspace.' : e.message));
-    return () => {
-      events?.close();
-      grid?.destroy();
-    };
+      },
+      onProject: setProject,
+      onTotal: setTotal,
+      onError: setError,
+      onQueryError: setQueryError,
+      onOpen: setOpened,
+      onOpenedChanged: () => setOpenedVersion((v) => v + 1),
+    });
   }, [id]);
 
   const b = project?.builder_status;

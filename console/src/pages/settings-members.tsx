@@ -90,45 +90,7 @@ export function MembersPage() {
           ))}
         </ListTable>
       )}
-      {members && (
-        <ListTable caption="Members of this workspace" headings={['Email', 'Role', 'Since']} actions>
-          {members.map((m) => (
-            <tr key={m.user_id}>
-              <td>{m.email}</td>
-              <td>
-                {manager ? (
-                  <select
-                    aria-label={`Role of ${m.email}`}
-                    value={m.role}
-                    onChange={(e) => act(() => account('PATCH', `/members/${m.user_id}`, { role: (e.target as HTMLSelectElement).value }))}
-                  >
-                    {ROLES.map((r) => (
-                      <option key={r} value={r}>
-                        {r}
-                      </option>
-                    ))}
-                  </select>
-                ) : (
-                  m.role
-                )}
-              </td>
-              <td>{new Date(m.since).toLocaleDateString()}</td>
-              <td>
-                {manager && m.user_id !== me.user.id && (
-                  <button
-                    type="button"
-                    class="danger"
-                    aria-label={`Remove ${m.email}`}
-                    onClick={() => act(() => account('DELETE', `/members/${m.user_id}`))}
-                  >
-                    Remove
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </ListTable>
-      )}
+      {members && <MembersTable members={members} manager={manager} myId={me.user.id} act={act} />}
       {manager && invitations.length > 0 && (
         <ListTable caption="Invited, not yet accepted" headings={['Email', 'Role', 'Invited']} actions>
           {invitations.map((i) => (
@@ -187,5 +149,49 @@ export function MembersPage() {
         </form>
       )}
     </main>
+  );
+}
+
+/** The workspace's members: a manager sets roles and removes others. */
+function MembersTable(props: { members: Member[]; manager: boolean; myId: string; act(run: () => Promise<unknown>): Promise<boolean> }) {
+  const { members, manager, myId, act } = props;
+  return (
+    <ListTable caption="Members of this workspace" headings={['Email', 'Role', 'Since']} actions>
+      {members.map((m) => (
+        <tr key={m.user_id}>
+          <td>{m.email}</td>
+          <td>
+            {manager ? (
+              <select
+                aria-label={`Role of ${m.email}`}
+                value={m.role}
+                onChange={(e) => act(() => account('PATCH', `/members/${m.user_id}`, { role: (e.target as HTMLSelectElement).value }))}
+              >
+                {ROLES.map((r) => (
+                  <option key={r} value={r}>
+                    {r}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              m.role
+            )}
+          </td>
+          <td>{new Date(m.since).toLocaleDateString()}</td>
+          <td>
+            {manager && m.user_id !== myId && (
+              <button
+                type="button"
+                class="danger"
+                aria-label={`Remove ${m.email}`}
+                onClick={() => act(() => account('DELETE', `/members/${m.user_id}`))}
+              >
+                Remove
+              </button>
+            )}
+          </td>
+        </tr>
+      ))}
+    </ListTable>
   );
 }

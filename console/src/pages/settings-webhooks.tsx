@@ -222,35 +222,7 @@ export function WebhooksPage() {
       </p>
       <ErrorNote message={error} />
       {webhooks && webhooks.length === 0 && <p>No webhook yet.</p>}
-      {webhooks && webhooks.length > 0 && (
-        <ListTable caption="Webhooks of this workspace" headings={['URL', 'Events', 'Description', 'Created']} actions>
-          {webhooks.map((w) => (
-            <tr key={w.id} data-webhook={w.id}>
-              <td>
-                <code>{w.url}</code>
-              </td>
-              <td>{w.events.join(', ')}</td>
-              <td>{w.description || '—'}</td>
-              <td>{when(w.created_at)}</td>
-              <td>
-                <div class="actions">
-                  <a
-                    href={`/settings/webhooks?deliveries=${encodeURIComponent(w.id)}`}
-                    class="button"
-                    aria-label={`Deliveries to ${w.url}`}
-                    aria-current={open === w.id ? 'true' : undefined}
-                  >
-                    Deliveries
-                  </a>
-                  <button type="button" class="danger" onClick={() => remove(w)} aria-label={`Delete the webhook to ${w.url}`}>
-                    Delete
-                  </button>
-                </div>
-              </td>
-            </tr>
-          ))}
-        </ListTable>
-      )}
+      {webhooks && webhooks.length > 0 && <WebhookTable webhooks={webhooks} open={open} onDelete={remove} />}
       {shown && <Deliveries key={shown.id} webhook={shown} />}
       {webhooks && open && !shown && <ErrorNote message="This webhook does not exist in this workspace (deleted?)." />}
       <form class="stack wide" noValidate onSubmit={create}>
@@ -306,5 +278,38 @@ export function WebhooksPage() {
         </div>
       )}
     </main>
+  );
+}
+
+/** The workspace's webhooks, each with its delivery log's link and Delete. */
+function WebhookTable({ webhooks, open, onDelete }: { webhooks: Webhook[]; open: string | null; onDelete(w: Webhook): void }) {
+  return (
+    <ListTable caption="Webhooks of this workspace" headings={['URL', 'Events', 'Description', 'Created']} actions>
+      {webhooks.map((w) => (
+        <tr key={w.id} data-webhook={w.id}>
+          <td>
+            <code>{w.url}</code>
+          </td>
+          <td>{w.events.join(', ')}</td>
+          <td>{w.description || '—'}</td>
+          <td>{when(w.created_at)}</td>
+          <td>
+            <div class="actions">
+              <a
+                href={`/settings/webhooks?deliveries=${encodeURIComponent(w.id)}`}
+                class="button"
+                aria-label={`Deliveries to ${w.url}`}
+                aria-current={open === w.id ? 'true' : undefined}
+              >
+                Deliveries
+              </a>
+              <button type="button" class="danger" onClick={() => onDelete(w)} aria-label={`Delete the webhook to ${w.url}`}>
+                Delete
+              </button>
+            </div>
+          </td>
+        </tr>
+      ))}
+    </ListTable>
   );
 }

@@ -1,6 +1,10 @@
 import type { AnyTool, EnrichResult } from '../../plugins/plugin-types.ts';
 import type { ReadyRow, Settled } from '../../columns/enrich-batch.ts';
 
+/** A result that fills the cell: found, and good enough by the tool's own `isValid`. */
+export const isFound = (tool: Pick<AnyTool, 'isValid'>, r: EnrichResult): boolean =>
+  r.status === 'ok' && (!tool.isValid || tool.isValid(r.value));
+
 export interface Classified {
   /** Rows a waterfall's next step tries. */
   next: ReadyRow[];
@@ -18,7 +22,8 @@ export interface Classified {
 /**
  * Step 8, classify: what each result means for its cell. Found (and valid) → `completed`; a
  * retryable error while attempts remain → retried; otherwise the last step settles `error` or
- * `no_result`, and an earlier one hands the row to the next step. Pure: decisions only.
+ * `no_result`, and an earlier one hands the row to the next step. No I/O: it decides, and writes what it
+ * settles into `settled`.
  */
 export function classifyResults(
   o: { tool: AnyTool; isLast: boolean; lastAttempt: boolean; cacheKeys: Map<number, string> },
@@ -30,7 +35,7 @@ export function classifyResults(
   const paidPerResult = o.tool.cost.per === 'result' && o.tool.cost.credits > 0;
   results.forEach((r, j) => {
     const row = ready[j] as ReadyRow;
-    const found = r.status === 'ok' && (!o.tool.isValid || o.tool.isValid(r.value));
+    const found = isFound(o.tool, r);
     const retry = r.status === 'error' && r.retryable && !o.lastAttempt;
     if (!found && !retry && paidPerResult) out.refund.push(row);
     if (retry) {

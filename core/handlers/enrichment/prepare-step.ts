@@ -4,6 +4,16 @@ import type { AnyTool } from '../../plugins/plugin-types.ts';
 import { isEmptyValue } from '../../rows/cell-values.ts';
 import type { OpenRow, ReadyRow, Settled } from '../../columns/enrich-batch.ts';
 
+/** A step's config rendered over one row's values, and the inputs the tool requires that came out empty. */
+export function renderedConfig(
+  tool: Pick<AnyTool, 'requires'>,
+  config: Record<string, unknown>,
+  values: Record<string, unknown>,
+): { config: Record<string, unknown>; missing: string[] } {
+  const rendered = renderTemplate(config, values) as Record<string, unknown>;
+  return { config: rendered, missing: tool.requires.filter((f) => isEmptyValue(rendered[f])) };
+}
+
 export interface StepPlan {
   /** Rows the step's tool runs on. */
   ready: ReadyRow[];
@@ -14,7 +24,8 @@ export interface StepPlan {
 /**
  * Step 4, prepare: renders the step's config over each open row. A row missing an input the tool
  * requires goes on to the next step (or ends `skipped` at the last one); a row whose spend would pass
- * the column's per-row credit cap ends `no_result`. Pure: decisions only.
+ * the column's per-row credit cap ends `no_result`. No I/O: it decides, and writes what it
+ * settles into `settled`.
  */
 export function prepareStep(
   o: {
@@ -33,8 +44,7 @@ export function prepareStep(
   const ready: ReadyRow[] = [];
   const passOn: OpenRow[] = [];
   for (const row of open) {
-    const config = renderTemplate(o.step.config, row.values) as Record<string, unknown>;
-    const missing = o.tool.requires.filter((f) => isEmptyValue(config[f]));
+    const { config, missing } = renderedConfig(o.tool, o.step.config, row.values);
     if (missing.length) {
       if (o.isLast) settled.set(row.row.seq, { v: null, s: 'skipped', e: `missing input: ${missing.join(', ')}` });
       else passOn.push(row);

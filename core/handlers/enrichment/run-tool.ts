@@ -1,7 +1,16 @@
-import type { Kernel } from '../../kernel.ts';
+import type { Config } from '../../config.ts';
 import type { AnyTool, EnrichResult, ToolContext, ToolItem } from '../../plugins/plugin-types.ts';
 import { cellValueProblem, type SizeLimits } from '../../rows/cell-limits.ts';
-import { awaitProviderBudget } from '../../ports/rate-limiter.ts';
+import { awaitProviderBudget, type RateLimiter } from '../../ports/rate-limiter.ts';
+
+/** What running a tool needs of the host: the provider budgets and the cell size limits. */
+export interface ToolRunDeps {
+  rateLimiter: Pick<RateLimiter, 'acquire'>;
+  config: { limits: Config['limits'] };
+}
+
+/** Rows of an `enrichOne` tool in flight at once when it does not say. */
+export const DEFAULT_CONCURRENCY = 5;
 
 /** A found value too large (or not JSON-exact) for a cell becomes that row's error, never a stored giant. */
 export function fitsACell(result: EnrichResult, limits: SizeLimits): EnrichResult {
@@ -10,31 +19,67 @@ export function fitsACell(result: EnrichResult, limits: SizeLimits): EnrichResul
   return problem ? { status: 'error', error: `the result ${problem}`, retryable: false } : result;
 }
 
+/** A thrown error as the result of each row it failed, retryable as it says. */
+const failedWith = (e: unknown): EnrichResult => ({
+  status: 'error',
+  error: (e as Error).message,
+  retryable: (e as { retryable?: unknown }).retryable === true,
+});
+
 /**
- * Step 7, run: the step's tool over the items, in the tool's batch size, within its provider's rate
- * limit. A batch that throws becomes an error result for each of its rows (retryable as the error
- * says), so the batches that did finish keep their results.
+ * Step 7, run: the step's tool over the items, within its provider's rate limit. A batch tool
+ * (`enrich`) runs in its batch size, one rate token per batch; a batch that throws becomes an error
+ * result for each of its rows, so the batches that did finish keep their results. A per-row tool
+ * (`enrichOne`) runs its rows with the host's concurrency, one rate token per row.
  */
 export async function runTool(
-  kernel: Kernel,
+  deps: ToolRunDeps,
   tool: AnyTool,
   items: ToolItem<Record<string, unknown>>[],
   ctx: ToolContext,
 ): Promise<EnrichResult[]> {
+  if (tool.enrichOne) return enrichEach(deps, tool, items, ctx);
   const out: EnrichResult[] = [];
   for (let i = 0; i < items.length; i += tool.batchSize) {
     // A stopped job (its project deleted, the queue closing) calls the tool no more.
     if (ctx.signal.aborted) throw ctx.signal.reason;
     const batch = items.slice(i, i + tool.batchSize);
     try {
-      await awaitProviderBudget(kernel.rateLimiter, tool, ctx.providerMode, ctx.signal);
-      const results = await tool.enrich(batch, ctx);
+      await awaitProviderBudget(deps.rateLimiter, tool, ctx.providerMode, ctx.signal);
+      const results = await (tool.enrich as NonNullable<AnyTool['enrich']>)(batch, ctx);
       if (results.length !== batch.length) throw new Error(`tool ${tool.id} returned ${results.length} results for ${batch.length} rows`);
-      out.push(...results.map((r) => fitsACell(r, kernel.config.limits)));
+      out.push(...results.map((r) => fitsACell(r, deps.config.limits)));
     } catch (e) {
-      const retryable = (e as { retryable?: unknown }).retryable === true;
-      out.push(...batch.map(() => ({ status: 'error', error: (e as Error).message, retryable }) as EnrichResult));
+      out.push(...batch.map(() => failedWith(e)));
     }
   }
   return out;
+}
+
+/**
+ * Each row on its own, `concurrency` at once, one provider token per row. The first thrown error
+ * stops the rows not yet started: they and the failing one take it; rows answered keep their answers.
+ */
+async function enrichEach(deps: ToolRunDeps, tool: AnyTool, items: ToolItem<Record<string, unknown>>[], ctx: ToolContext) {
+  const enrichOne = tool.enrichOne as NonNullable<AnyTool['enrichOne']>;
+  const out: (EnrichResult | undefined)[] = new Array(items.length);
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const lane = async () => {
+    while (!failure && next < items.length && !ctx.signal.aborted) {
+      const i = next++;
+      try {
+        await awaitProviderBudget(deps.rateLimiter, tool, ctx.providerMode, ctx.signal);
+        out[i] = fitsACell(await enrichOne(items[i] as ToolItem<Record<string, unknown>>, ctx), deps.config.limits);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(tool.concurrency ?? DEFAULT_CONCURRENCY, items.length) }, lane));
+  // A stopped job (its project deleted, the queue closing) settles nothing more.
+  if (ctx.signal.aborted) throw ctx.signal.reason;
+  const failed = failure ? failedWith(failure.error) : undefined;
+  // Array.from, not map: rows never started are holes, which map would skip.
+  return Array.from(out, (r) => r ?? (failed as EnrichResult));
 }

@@ -10,7 +10,6 @@ import {
   type Static,
   Type,
 } from 'workflow-service/plugin-sdk';
-import { mapLimit } from '../_shared/map-limit.ts';
 import { sandboxAnswer } from './sandbox-answer.ts';
 
 const Input = Type.Object(
@@ -102,6 +101,8 @@ export default defineTool({
   kind: 'tool',
   id: 'ai_prompt',
   version: '1.0.0',
+  // enrichOne and concurrency came with SDK 1.1.
+  sdk: '^1.1',
   name: 'AI prompt',
   description:
     'Asks an OpenAI-compatible chat model (OPENAI_BASE_URL, default https://api.openai.com/v1) a prompt written over the row, e.g. {"model": "gpt-4o-mini", "prompt": "In one sentence, what does {{Name}} ({{Website}}) sell?"}. With json_schema the answer is a JSON object fitting that schema (structured output), e.g. {"type": "object", "properties": {"b2b": {"type": "boolean"}}, "required": ["b2b"], "additionalProperties": false}. Live mode needs OPENAI_API_KEY. Costs 1 credit per row sent to the model.',
@@ -120,12 +121,11 @@ export default defineTool({
       .update(JSON.stringify(requestBody(item.config)))
       .digest('hex')}`,
   cacheTtlMs: 7 * 24 * 60 * 60 * 1000,
-  async enrich(items, ctx) {
-    if (ctx.providerMode === 'sandbox') {
-      return items.map((item) => ({ status: 'ok' as const, value: sandboxAnswer(String(item.config.prompt), item.config.json_schema) }));
-    }
+  concurrency: 5,
+  async enrichOne(item, ctx) {
+    if (ctx.providerMode === 'sandbox') return { status: 'ok', value: sandboxAnswer(String(item.config.prompt), item.config.json_schema) };
     const key = requireEnv(ctx, 'OPENAI_API_KEY');
     const url = `${(ctx.env('OPENAI_BASE_URL') || 'https://api.openai.com/v1').replace(/\/+$/, '')}/chat/completions`;
-    return mapLimit(items, 5, (item) => complete(ctx, url, key, item.config));
+    return complete(ctx, url, key, item.config);
   },
 });

@@ -12,7 +12,6 @@ import {
   Type,
 } from 'workflow-service/plugin-sdk';
 import { getDomain } from 'tldts';
-import { mapLimit } from '../_shared/map-limit.ts';
 import { APOLLO_PROVIDER, apolloClient } from '../../_providers/apollo/apollo-client.ts';
 
 interface ApolloOrganization {
@@ -95,6 +94,8 @@ export default defineTool({
   kind: 'tool',
   id: 'company_enrich',
   version: '1.0.0',
+  // enrichOne and concurrency came with SDK 1.1.
+  sdk: '^1.1',
   name: 'Company enrichment',
   description:
     'Looks a company up by its domain in an Apollo-compatible company database (GET /api/v1/organizations/enrich) and answers its name, industry, employee count, revenue, founding year, location, description, keywords, technologies and social links. Config: {"domain": "{{Domain}}"} (a URL or an email works too). Live mode needs APOLLO_API_KEY. Costs 1 credit per company found.',
@@ -121,31 +122,22 @@ export default defineTool({
     return domain ? `company_enrich:${domain}` : null;
   },
   cacheTtlMs: 30 * 24 * 60 * 60 * 1000,
-  async enrich(items, ctx) {
-    const notADomain = (item: (typeof items)[number]): EnrichResult => ({
-      status: 'error',
-      error: `"${String(item.config.domain).slice(0, 200)}" is not a domain`,
-      retryable: false,
-    });
-    if (ctx.providerMode === 'sandbox') {
-      return items.map((item) => {
-        const domain = companyDomain(item.config.domain);
-        return domain ? { status: 'ok' as const, value: flatten(sandboxOrganization(domain), domain) } : notADomain(item);
-      });
+  // Apollo answers one company per request and limits requests: one row at a time.
+  concurrency: 1,
+  async enrichOne(item, ctx): Promise<EnrichResult> {
+    const domain = companyDomain(item.config.domain);
+    if (!domain) return { status: 'error', error: `"${String(item.config.domain).slice(0, 200)}" is not a domain`, retryable: false };
+    if (ctx.providerMode === 'sandbox') return { status: 'ok', value: flatten(sandboxOrganization(domain), domain) };
+    try {
+      const data = (await apolloClient(ctx).get('/api/v1/organizations/enrich', { domain })) as {
+        organization?: ApolloOrganization | null;
+      };
+      const org = data.organization;
+      return org && Object.keys(org).length
+        ? { status: 'ok', value: flatten(org, domain) }
+        : { status: 'no_result', reason: `no company found for ${domain}` };
+    } catch (e) {
+      return rowFailure(e);
     }
-    const apollo = apolloClient(ctx);
-    return mapLimit(items, 1, async (item): Promise<EnrichResult> => {
-      const domain = companyDomain(item.config.domain);
-      if (!domain) return notADomain(item);
-      try {
-        const data = (await apollo.get('/api/v1/organizations/enrich', { domain })) as { organization?: ApolloOrganization | null };
-        const org = data.organization;
-        return org && Object.keys(org).length
-          ? { status: 'ok', value: flatten(org, domain) }
-          : { status: 'no_result', reason: `no company found for ${domain}` };
-      } catch (e) {
-        return rowFailure(e);
-      }
-    });
   },
 });

@@ -10,7 +10,6 @@ import {
   type ToolContext,
   Type,
 } from 'workflow-service/plugin-sdk';
-import { mapLimit } from '../_shared/map-limit.ts';
 import { ExtractError, extract } from './extract.ts';
 
 const Input = Type.Object(
@@ -140,6 +139,8 @@ export default defineTool({
   kind: 'tool',
   id: 'http_api',
   version: '1.0.0',
+  // enrichOne and concurrency came with SDK 1.1.
+  sdk: '^1.1',
   name: 'HTTP API call',
   description:
     'Calls any HTTP API once per row and keeps the part of the answer you pick with a JSONata expression. Every string of the config may hold {{Column}} templates, e.g. {"method": "GET", "url": "https://api.example.com/companies", "query": {"domain": "{{Domain}}"}, "headers": {"Authorization": "Bearer …"}, "extract": "data.employees"}. 404 → no result; 429/5xx → retried later; other 4xx → that row’s error. Private and loopback addresses are refused. Free (you pay your API, not us).',
@@ -152,8 +153,6 @@ export default defineTool({
   cost: { credits: 0, per: 'attempt' },
   batchSize: 10,
   checkConfig: (c) => jsonataProblems('extract', c.extract),
-  async enrich(items, ctx) {
-    if (ctx.providerMode === 'sandbox') return Promise.all(items.map((item) => sandboxCall(ctx, item.config)));
-    return mapLimit(items, 5, (item) => call(ctx, item.config));
-  },
+  concurrency: 5,
+  enrichOne: (item, ctx) => (ctx.providerMode === 'sandbox' ? sandboxCall(ctx, item.config) : call(ctx, item.config)),
 });

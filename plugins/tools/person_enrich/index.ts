@@ -10,7 +10,6 @@ import {
   slugify,
   Type,
 } from 'workflow-service/plugin-sdk';
-import { mapLimit } from '../_shared/map-limit.ts';
 import { APOLLO_PROVIDER, apolloClient, text } from '../../_providers/apollo/apollo-client.ts';
 
 const Field = (description: string) => Type.Optional(Type.String({ maxLength: 500, description }));
@@ -111,6 +110,8 @@ export default defineTool({
   kind: 'tool',
   id: 'person_enrich',
   version: '1.0.0',
+  // enrichOne and concurrency came with SDK 1.1.
+  sdk: '^1.1',
   name: 'Person enrichment',
   description:
     'Finds a person in an Apollo-compatible people database (POST /api/v1/people/match) from an email, a LinkedIn URL, or a name with the employer’s domain or name, and answers their title, seniority, work email and status, LinkedIn URL, location and employer. Config e.g. {"first_name": "{{First Name}}", "last_name": "{{Last Name}}", "domain": "{{Company Domain}}"}. Live mode needs APOLLO_API_KEY. Costs 1 credit per person found.',
@@ -136,29 +137,23 @@ export default defineTool({
     return `person_enrich:${key.toLowerCase()}`;
   },
   cacheTtlMs: 30 * 24 * 60 * 60 * 1000,
-  async enrich(items, ctx) {
-    const unidentified: EnrichResult = {
-      status: 'no_result',
-      reason: 'give an email, a LinkedIn URL, or a name with a domain or organization name',
-    };
-    if (ctx.providerMode === 'sandbox') {
-      return items.map((item) => {
-        const id = identity(item.config as Config);
-        return id ? { status: 'ok' as const, value: flatten(sandboxPerson(id)) } : unidentified;
-      });
+  // Apollo answers one person per request and limits requests: one row at a time.
+  concurrency: 1,
+  async enrichOne(item, ctx): Promise<EnrichResult> {
+    const id = identity(item.config as Config);
+    if (!id) return { status: 'no_result', reason: 'give an email, a LinkedIn URL, or a name with a domain or organization name' };
+    if (ctx.providerMode === 'sandbox') return { status: 'ok', value: flatten(sandboxPerson(id)) };
+    try {
+      const data = (await apolloClient(ctx).post('/api/v1/people/match', {
+        ...id,
+        reveal_personal_emails: false,
+        reveal_phone_number: false,
+      })) as {
+        person?: ApolloPerson | null;
+      };
+      return data.person ? { status: 'ok', value: flatten(data.person) } : { status: 'no_result', reason: 'no matching person' };
+    } catch (e) {
+      return rowFailure(e);
     }
-    const apollo = apolloClient(ctx);
-    return mapLimit(items, 1, async (item): Promise<EnrichResult> => {
-      const id = identity(item.config as Config);
-      if (!id) return unidentified;
-      try {
-        const data = (await apollo.post('/api/v1/people/match', { ...id, reveal_personal_emails: false, reveal_phone_number: false })) as {
-          person?: ApolloPerson | null;
-        };
-        return data.person ? { status: 'ok', value: flatten(data.person) } : { status: 'no_result', reason: 'no matching person' };
-      } catch (e) {
-        return rowFailure(e);
-      }
-    });
   },
 });

@@ -1,5 +1,4 @@
 import { defineTool, type EnrichResult, sandboxDomain, seededRandom, Type } from 'workflow-service/plugin-sdk';
-import { mapLimit } from '../_shared/map-limit.ts';
 import { fetchPage, siteUrl } from '../_web/fetch-page.ts';
 import { detectTechnologies, SANDBOX_TECHNOLOGIES } from './detect.ts';
 
@@ -17,6 +16,8 @@ export default defineTool({
   kind: 'tool',
   id: 'tech_stack',
   version: '1.0.0',
+  // enrichOne and concurrency came with SDK 1.1.
+  sdk: '^1.1',
   name: 'Tech stack',
   description:
     'Detects the technologies a company website uses (CMS, frameworks, analytics, CDN, web server, e-commerce, marketing tools …) from its home page HTML, scripts, meta tags, cookies and response headers, with the open Wappalyzer fingerprints (webappanalyzer, ~7,500 technologies). Config: {"url": "{{Website}}"}. Free (no provider fee). A site that is down gives that row an error; retry it later.',
@@ -42,21 +43,19 @@ export default defineTool({
     return target ? `tech_stack:${target.url.host}${target.url.pathname}` : null;
   },
   cacheTtlMs: 7 * 24 * 60 * 60 * 1000,
-  async enrich(items, ctx) {
-    if (ctx.providerMode === 'sandbox')
-      return items.map((item) => ({ status: 'ok' as const, value: sandboxStack(String(item.config.url)) }));
-    return mapLimit(items, 5, async (item): Promise<EnrichResult> => {
-      const fetched = await fetchPage(ctx, String(item.config.url));
-      if ('result' in fetched) return fetched.result;
-      let technologies: Awaited<ReturnType<typeof detectTechnologies>>;
-      try {
-        technologies = await detectTechnologies(fetched.page.url, fetched.page.html, fetched.page.headers);
-      } catch (e) {
-        // A page that trips the parser or the engine is its own row's problem, not the batch's.
-        return { status: 'error', error: `could not analyse the page: ${(e as Error).message}`, retryable: false };
-      }
-      if (technologies.length === 0) return { status: 'no_result', reason: 'no known technology detected' };
-      return { status: 'ok', value: { url: fetched.page.url, technologies } };
-    });
+  concurrency: 5,
+  async enrichOne(item, ctx): Promise<EnrichResult> {
+    if (ctx.providerMode === 'sandbox') return { status: 'ok', value: sandboxStack(String(item.config.url)) };
+    const fetched = await fetchPage(ctx, String(item.config.url));
+    if ('result' in fetched) return fetched.result;
+    let technologies: Awaited<ReturnType<typeof detectTechnologies>>;
+    try {
+      technologies = await detectTechnologies(fetched.page.url, fetched.page.html, fetched.page.headers);
+    } catch (e) {
+      // A page that trips the parser or the engine is its own row's problem, not the others'.
+      return { status: 'error', error: `could not analyse the page: ${(e as Error).message}`, retryable: false };
+    }
+    if (technologies.length === 0) return { status: 'no_result', reason: 'no known technology detected' };
+    return { status: 'ok', value: { url: fetched.page.url, technologies } };
   },
 });

@@ -1,5 +1,4 @@
 import { defineTool, type EnrichResult, sandboxDomain, sandboxPhone, sandboxSlug, seededRandom, Type } from 'workflow-service/plugin-sdk';
-import { mapLimit } from '../_shared/map-limit.ts';
 import { fetchPage, siteUrl } from '../_web/fetch-page.ts';
 import { extractSiteInfo, type SiteInfo } from './extract.ts';
 
@@ -26,6 +25,8 @@ export default defineTool({
   kind: 'tool',
   id: 'website_info',
   version: '1.0.0',
+  // enrichOne and concurrency came with SDK 1.1.
+  sdk: '^1.1',
   name: 'Website info',
   description:
     'Fetches a company website (follows up to 5 redirects, 2 MB and 15 s at most) and reads off its title, meta description, language, social profile links (LinkedIn, X/Twitter, Facebook, Instagram, YouTube, GitHub, TikTok), email addresses and phone numbers. Config: {"url": "{{Website}}"} (a URL or a bare domain). Free (no provider fee). A site that is down gives that row an error; retry it later.',
@@ -57,18 +58,16 @@ export default defineTool({
     return target ? `website_info:${target.url.host}${target.url.pathname}` : null;
   },
   cacheTtlMs: 24 * 60 * 60 * 1000,
-  async enrich(items, ctx) {
-    if (ctx.providerMode === 'sandbox')
-      return items.map((item) => ({ status: 'ok' as const, value: sandboxInfo(String(item.config.url)) }));
-    return mapLimit(items, 5, async (item): Promise<EnrichResult> => {
-      const fetched = await fetchPage(ctx, String(item.config.url));
-      if ('result' in fetched) return fetched.result;
-      try {
-        return { status: 'ok', value: extractSiteInfo(fetched.page.html, fetched.page.url) };
-      } catch (e) {
-        // A page that trips the parser is its own row's problem, not the batch's.
-        return { status: 'error', error: `could not read the page: ${(e as Error).message}`, retryable: false };
-      }
-    });
+  concurrency: 5,
+  async enrichOne(item, ctx): Promise<EnrichResult> {
+    if (ctx.providerMode === 'sandbox') return { status: 'ok', value: sandboxInfo(String(item.config.url)) };
+    const fetched = await fetchPage(ctx, String(item.config.url));
+    if ('result' in fetched) return fetched.result;
+    try {
+      return { status: 'ok', value: extractSiteInfo(fetched.page.html, fetched.page.url) };
+    } catch (e) {
+      // A page that trips the parser is its own row's problem, not the others'.
+      return { status: 'error', error: `could not read the page: ${(e as Error).message}`, retryable: false };
+    }
   },
 });

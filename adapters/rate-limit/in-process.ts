@@ -1,7 +1,7 @@
 import { acquireToken, type RateLimiter, type RateRule, type Take, type TakeCost, takeToken } from '../../core/ports/rate-limiter.ts';
 
 /** Token buckets in this process (the embedded default: one process does all the work). */
-export class InMemoryRateLimiter implements RateLimiter {
+export class InProcessRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
   async take(key: string, rule: RateRule, cost: TakeCost = 1): Promise<Take> {
