@@ -62,8 +62,12 @@ describe.if(DIALECTS.includes('mysql'))('builder pages written side by side on M
     await third.query('SELECT pk FROM projects WHERE pk = ? FOR UPDATE', [projectPk]);
 
     const pages = new PageWrites(2, 0, 0, 1_000);
-    await pages.add(100, (after) => storage.rows.insert(projectPk, columns, rowsOf('company a', 100), pageState(1, after)));
-    const second = pages.add(100, (after) => storage.rows.insert(projectPk, columns, rowsOf('company b', 100), pageState(2, after)));
+    await pages.add(100, (after) =>
+      storage.rows.insert(projectPk, columns, rowsOf('company a', 100), { builderState: pageState(1, after) }),
+    );
+    const second = pages.add(100, (after) =>
+      storage.rows.insert(projectPk, columns, rowsOf('company b', 100), { builderState: pageState(2, after) }),
+    );
 
     // Both pages' rows are in (not committed): one that reads uncommitted data sees them.
     const peek = await connect();
@@ -106,9 +110,7 @@ describe.if(DIALECTS.includes('mysql'))('builder pages written side by side on M
     });
     const second = pages.add(100, (after) =>
       storage.rows.insert(projectPk, columns, rowsOf('company c', 100), {
-        builderStatus: 'running',
-        checkpoint: checkpoint(4),
-        ...(after ? { after } : {}),
+        builderState: { builderStatus: 'running', checkpoint: checkpoint(4), ...(after ? { after } : {}) },
       }),
     );
     await expect(second).rejects.toBe(broken);

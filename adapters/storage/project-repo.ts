@@ -11,7 +11,7 @@ import {
   type ProjectSettings,
   type WaterfallStep,
 } from '../../core/model.ts';
-import type { BuilderRunState, JobsOf, NewColumn, ProjectListQuery, ProjectRepo } from '../../core/ports/storage.ts';
+import type { BuilderRunState, JobsOf, NewColumn, NewProject, ProjectListQuery, ProjectRepo } from '../../core/ports/storage.ts';
 import type { Database } from './database.ts';
 import { storeJobs } from './job-outbox-repo.ts';
 import { likeEscape } from './rows/row-filter-sql.ts';
@@ -115,18 +115,7 @@ export class SqlProjectRepo implements ProjectRepo {
     return this.database.db;
   }
 
-  async create(
-    input: {
-      id?: string;
-      workspaceId: string;
-      creatorId: string;
-      name: string;
-      builderId: string | null;
-      formData: unknown;
-      columns: NewColumn[];
-    },
-    jobs?: JobsOf<Project>,
-  ): Promise<Project> {
+  async create(input: NewProject, jobs?: JobsOf<Project>): Promise<Project> {
     const now = Date.now();
     const values = {
       id: input.id ?? newId(),

@@ -22,7 +22,8 @@ export function publishingStorage(storage: Storage, events: ProjectEventBus): St
       insert: async (...args: Parameters<typeof rows.insert>) => {
         const seqs = await rows.insert(...args);
         if (seqs.length > 0) events.publish(args[0], { type: 'rows', added: seqs.length, deleted: 0 });
-        if (args[3]) builder(args[0], args[3]);
+        const state = args[3]?.builderState;
+        if (state) builder(args[0], state);
         return seqs;
       },
       softDelete: async (...args: Parameters<typeof rows.softDelete>) => {

@@ -158,14 +158,13 @@ async function write(
   const state = typeof options.builderState === 'function' ? options.builderState(rows.length) : options.builderState;
   const auto = columns.filter((c) => c.type === 'tool' && c.autoRun);
   for (const cells of rows) for (const c of auto) cells[c.no] = { v: null, s: 'queued' };
-  if (auto.length === 0 || rows.length === 0)
-    return kernel.storage.rows.insert(project.pk, columns, rows, state, undefined, undefined, keys);
+  if (auto.length === 0 || rows.length === 0) return kernel.storage.rows.insert(project.pk, columns, rows, { builderState: state, keys });
   // Cells queued by a call with a key spend under that key's monthly cap.
   const runId = options.keyId ? await startRun(kernel, project.workspaceId, { keyId: options.keyId }) : undefined;
   // The rows and the jobs that enrich them commit together (core/jobs/job-outbox.ts).
   return writeStartingJobs(
     kernel,
     (seqs: number[]) => auto.flatMap((c) => enrichmentJobs(kernel, project, c, seqs)),
-    (jobs) => kernel.storage.rows.insert(project.pk, columns, rows, state, jobs, runId, keys),
+    (jobs) => kernel.storage.rows.insert(project.pk, columns, rows, { builderState: state, jobs, runId, keys }),
   );
 }

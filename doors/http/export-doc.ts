@@ -1,5 +1,6 @@
 import { EXAMPLE_IDS } from '../../core/operations/examples.ts';
 import type { Json } from './openapi-schemas.ts';
+import { PROJECT_ID_PARAMETER } from './route-doc.ts';
 
 export const failure = (description: string, detail: string): Json => ({
   description,
@@ -28,14 +29,7 @@ export const exportOperation: Json = {
     'The project’s rows as CSV (RFC 4180, UTF-8, CRLF line ends): a header of column names, then one line per row: input cells as they are, a tool’s result as its primary value (the first field the tool produces, e.g. the email of an email finder; `values=json` for the whole result), arrays joined with ", ". Any field holding a comma, a quote, a line break or leading/trailing blanks is quoted; an empty text is written "" and an empty cell as nothing, so both read back as they were (POST /projects/import.csv restores them, and takes off the \' of escaped formulas). Streamed in constant memory, whatever the number of rows. The same filter_groups, sort_rules and columns as GET rows. With an API key or a console session, or with `token` alone: a signed link from POST /projects/{project_id}/exports (MCP export_project), valid 15 minutes, which downloads the export it was made for.',
   tags: ['Rows'],
   parameters: [
-    {
-      name: 'project_id',
-      in: 'path',
-      required: true,
-      description: 'Project UUID.',
-      schema: { type: 'string', maxLength: 128 },
-      example: EXAMPLE_IDS.project,
-    },
+    PROJECT_ID_PARAMETER,
     jsonParam('filter_groups', 'Only rows matching these filter groups.'),
     jsonParam('sort_rules', 'In this order (default: as added).'),
     jsonParam('columns', 'Only these columns (names or col_ids), in the project’s order.'),

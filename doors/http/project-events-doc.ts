@@ -1,5 +1,6 @@
 import { EXAMPLE_IDS } from '../../core/operations/examples.ts';
 import type { Json } from './openapi-schemas.ts';
+import { PROJECT_ID_PARAMETER } from './route-doc.ts';
 
 const failure = (description: string, detail: string): Json => ({
   description,
@@ -33,14 +34,7 @@ export const projectEventsOperation: Json = {
   description: `${STREAM}\n\nWorks with an API key or a console session, and with separate worker processes (events travel through Redis when REDIS_URL is set). Browsers' EventSource cannot send headers: it may pass \`last_event_id\` in the query instead.`,
   tags: ['Projects'],
   parameters: [
-    {
-      name: 'project_id',
-      in: 'path',
-      required: true,
-      description: 'Project UUID.',
-      schema: { type: 'string', maxLength: 128 },
-      example: EXAMPLE_IDS.project,
-    },
+    PROJECT_ID_PARAMETER,
     {
       name: 'Last-Event-ID',
       in: 'header',

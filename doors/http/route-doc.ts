@@ -1,3 +1,4 @@
+import { EXAMPLE_IDS } from '../../core/operations/examples.ts';
 import type { Json } from './openapi-schemas.ts';
 import type { RouteSpec } from './route-chain.ts';
 
@@ -10,6 +11,16 @@ import type { RouteSpec } from './route-chain.ts';
  */
 
 const headerRef = (name: string): Json => ({ $ref: `#/components/headers/${name}` });
+
+/** The path parameter of every project route outside the table. */
+export const PROJECT_ID_PARAMETER: Json = {
+  name: 'project_id',
+  in: 'path',
+  required: true,
+  description: 'Project UUID.',
+  schema: { type: 'string', maxLength: 128 },
+  example: EXAMPLE_IDS.project,
+};
 
 function answerHeaders(keyed: boolean, retryAfter: boolean): Json {
   return {

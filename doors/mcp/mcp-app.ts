@@ -8,7 +8,6 @@ import { mountRoutes } from '../http/route-chain.ts';
 import { closingWhileDraining } from '../http/draining.ts';
 import { healthRoutes } from '../http/health.ts';
 import { presentedKeyPrefix } from '../../core/identity/api-keys.ts';
-import { newId } from '../../core/ids.ts';
 import type { Kernel } from '../../core/kernel.ts';
 import { failureOf } from '../../core/operations/outcome.ts';
 import { MAX_ID_LENGTH } from '../../core/operations/run-operation.ts';

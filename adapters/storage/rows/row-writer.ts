@@ -1,5 +1,5 @@
 import type { Cell, CellStatus, Column } from '../../../core/model.ts';
-import { type BuilderRunState, type JobsOf, StaleBuilderRun, UniqueKeyTaken } from '../../../core/ports/storage.ts';
+import { type BuilderRunState, type JobsOf, type RowInsertParts, StaleBuilderRun, UniqueKeyTaken } from '../../../core/ports/storage.ts';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../tables.ts';
 import type { Database } from '../database.ts';
@@ -52,15 +52,8 @@ export class RowWriter {
   }
 
   /** Small inserts are written together with others into the same project (InsertLanes). */
-  insert(
-    projectPk: number,
-    columns: Column[],
-    rows: Record<number, Cell>[],
-    builderState?: BuilderRunState,
-    jobs?: JobsOf<number[]>,
-    runId?: string,
-    keys?: (string | null)[],
-  ): Promise<number[]> {
+  insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[], with_: RowInsertParts = {}): Promise<number[]> {
+    const { builderState, jobs, runId, keys } = with_;
     // Rows with unique keys are never coalesced: a key that exists fails the write, not a neighbour's.
     if (builderState || keys || rows.length === 0 || rows.length > COALESCE_MAX_ROWS)
       return this.insertNow(projectPk, columns, rows, builderState, jobs, runId, keys);

@@ -1,5 +1,5 @@
 import type { Cell, CellStatus, Column, StoredRow } from '../../../core/model.ts';
-import type { BuilderRunState, FilledCell, JobsOf, RowPageQuery, RowRepo } from '../../../core/ports/storage.ts';
+import type { FilledCell, JobsOf, RowInsertParts, RowPageQuery, RowRepo } from '../../../core/ports/storage.ts';
 import type { Database } from '../database.ts';
 import { ListingMemory } from './listing-memory.ts';
 import { RowChanges } from './row-changes.ts';
@@ -41,16 +41,8 @@ export class SqlRowRepo implements RowRepo {
     this.keys = new RowKeys(database, writes);
   }
 
-  insert(
-    projectPk: number,
-    columns: Column[],
-    rows: Record<number, Cell>[],
-    builderState?: BuilderRunState,
-    jobs?: JobsOf<number[]>,
-    runId?: string,
-    keys?: (string | null)[],
-  ): Promise<number[]> {
-    return this.writer.insert(projectPk, columns, rows, builderState, jobs, runId, keys);
+  insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[], with_: RowInsertParts = {}): Promise<number[]> {
+    return this.writer.insert(projectPk, columns, rows, with_);
   }
 
   findKeys(projectPk: number, keys: string[]): Promise<Map<string, number>> {

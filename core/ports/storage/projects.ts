@@ -22,20 +22,20 @@ export interface ProjectListQuery {
   nameSearch?: string;
 }
 
+/** A project to create. */
+export interface NewProject {
+  /** A chosen public id (e.g. one already named in a credit reservation); generated when absent. */
+  id?: string;
+  workspaceId: string;
+  creatorId: string;
+  name: string;
+  builderId: string | null;
+  formData: unknown;
+  columns: NewColumn[];
+}
+
 export interface ProjectRepo {
-  create(
-    input: {
-      /** A chosen public id (e.g. one already named in a credit reservation); generated when absent. */
-      id?: string;
-      workspaceId: string;
-      creatorId: string;
-      name: string;
-      builderId: string | null;
-      formData: unknown;
-      columns: NewColumn[];
-    },
-    jobs?: JobsOf<Project>,
-  ): Promise<Project>;
+  create(input: NewProject, jobs?: JobsOf<Project>): Promise<Project>;
   /** A live project of this workspace; another workspace's project is `undefined`, like a missing one. */
   get(workspaceId: string, id: string): Promise<Project | undefined>;
   getByPk(pk: number): Promise<Project | undefined>;

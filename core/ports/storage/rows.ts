@@ -13,6 +13,21 @@ export interface RowPageQuery {
   offset: number;
 }
 
+/** What an insert writes beside the rows, in the same transaction. */
+export interface RowInsertParts {
+  /** A builder page's state: the rows and the checkpoint commit together (no duplicate on resume). */
+  builderState?: BuilderRunState;
+  /** Jobs the insert starts, stored in the outbox with it. */
+  jobs?: JobsOf<number[]>;
+  /** The run that queues the rows' `queued` tool cells (auto-run columns). */
+  runId?: string;
+  /**
+   * Each row's unique key (null: none), written with the rows; a key the project holds already
+   * fails the whole insert with the dialect's duplicate-key error, and nothing is written.
+   */
+  keys?: (string | null)[];
+}
+
 export interface RowRepo {
   /**
    * The most rows one call should name for each of its statements to stay one index lookup; a call
@@ -27,22 +42,8 @@ export interface RowRepo {
    * (1 where a write holds the whole database). Only pages that start no jobs and check no unique key.
    */
   readonly bulkLanes: number;
-  /**
-   * Inserts rows atomically (all or none); returns their sequence numbers, in order. A builder page
-   * passes its state so that the rows and the checkpoint commit together (no duplicate on resume).
-   * `runId`: the run that queues the rows' `queued` tool cells (auto-run columns). `keys`: each
-   * row's unique key (null: none), written with the rows; a key the project holds already fails the
-   * whole insert with the dialect's duplicate-key error, and nothing is written.
-   */
-  insert(
-    projectPk: number,
-    columns: Column[],
-    rows: Record<number, Cell>[],
-    builderState?: BuilderRunState,
-    jobs?: JobsOf<number[]>,
-    runId?: string,
-    keys?: (string | null)[],
-  ): Promise<number[]>;
+  /** Inserts rows atomically (all or none); returns their sequence numbers, in order. */
+  insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[], with_?: RowInsertParts): Promise<number[]>;
   page(q: RowPageQuery): Promise<{ rows: StoredRow[]; total: number }>;
   get(projectPk: number, seq: number, toolCols?: number[]): Promise<StoredRow | undefined>;
   first(projectPk: number, toolCols?: number[]): Promise<StoredRow | undefined>;
