@@ -92,6 +92,13 @@ export function publishingStorage(storage: Storage, events: ProjectEventBus): St
 function overriding<T extends object>(target: T, overrides: Partial<T>): T {
   const bound = new WeakMap<object, unknown>();
   return new Proxy(target, {
+    // A replaced method set again (a profiler's timer around it) replaces the replacement: set on
+    // the target, the replacement would call the timer and the timer the replacement, forever.
+    set(t, name, value) {
+      if (Object.hasOwn(overrides, name)) (overrides as Record<string | symbol, unknown>)[name] = value;
+      else Reflect.set(t, name, value, t);
+      return true;
+    },
     get(t, name) {
       if (Object.hasOwn(overrides, name)) return overrides[name as keyof T];
       const value = Reflect.get(t, name, t);

@@ -6,6 +6,7 @@ import { loadConfig } from '../../core/config.ts';
 import { issueApiKey } from '../../core/identity/api-keys.ts';
 import { type RunningService, startService } from '../../app/service.ts';
 import { createDatabase, type MariaDbServer, startMariaDb } from '../support/mariadb.ts';
+import { startRedis } from '../support/redis.ts';
 import { CleanupSteps } from './jobs-cleanup.ts';
 
 /** One database plus the real service on it (in-process, port 0), and a workspace key. */
@@ -48,6 +49,13 @@ export async function startBackend(dialect: BenchDialect, options: { workers?: n
   const cleanup = new CleanupSteps();
   try {
     const { url: databaseUrlValue, where } = await databaseUrl(dialect, cleanup);
+    // BENCH_REDIS=1: jobs and project events through Redis, as a production deployment runs them.
+    let redisUrl: string | undefined;
+    if (dialect === 'mysql' && process.env.BENCH_REDIS === '1') {
+      const redis = await startRedis({ ownServer: true });
+      cleanup.add(() => redis.stop());
+      redisUrl = redis.url;
+    }
     // REST only (SERVE=rest; MCP_PORT=0 in case the MCP host starts anyway): the bench measures REST.
     const config = loadConfig({
       PROVIDER_MODE: 'sandbox',
@@ -60,6 +68,7 @@ export async function startBackend(dialect: BenchDialect, options: { workers?: n
         [BENCH_PLAN]: { apiAccess: true, monthlyCredits: 0, maxProjects: null, maxRowsPerProject: null, requestsPerMinute: null },
       }),
       DATABASE_URL: databaseUrlValue,
+      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
       PORT: '0',
     });
     const service = await startService(config);
@@ -71,7 +80,7 @@ export async function startBackend(dialect: BenchDialect, options: { workers?: n
     const { api_key } = await issueApiKey(storage.workspaces, ws.id);
     return {
       dialect,
-      where,
+      where: redisUrl ? `${where}, jobs and events through a throwaway redis-server` : where,
       service,
       storage,
       otherProcess,

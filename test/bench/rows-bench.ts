@@ -14,9 +14,9 @@ import { runDialect, type Settings } from './rows-suite.ts';
  * Knobs (env): BENCH_DIALECTS=mysql,sqlite  BENCH_ROWS=100000  BENCH_BIG_ROWS=1000000 (0 = skip)
  * BENCH_SAMPLES=200  BENCH_WARMUP=20  BENCH_BIG_SAMPLES=30  BENCH_INSERT_SECONDS=5  MYSQL_URL
  * BENCH_BUDGET_SECONDS=3 / BENCH_BIG_BUDGET_SECONDS=15 (time per layer and query: slow queries get
- * fewer samples, at least 15 / 6), BENCH_SEED_SINGLES=10000 (rows of the load sent one per POST rows; the rest go
- * through POST rows/batch), BENCH_BIG_SEED=insert|copy (grow to 1M over HTTP through rows/batch, the default, or by a
- * server-side copy).
+ * fewer samples, at least 15 / 6), BENCH_SEED_SINGLES (rows of the load sent one per POST rows in waves of 16, as users send them; default all;
+ * the rest go first through POST rows/batch), BENCH_BIG_SEED=insert|copy (grow to 1M over HTTP through rows/batch, the default, or by a
+ * server-side copy), BENCH_REDIS=1 (MariaDB: jobs and project events through a throwaway redis-server, as in production).
  */
 
 function num(name: string, fallback: number): number {
@@ -41,7 +41,7 @@ const settings: Settings = {
   seedBatch: 1_000,
   bigSeedBatch: 1_000,
   seedConcurrency: 4,
-  seedSingles: num('BENCH_SEED_SINGLES', 10_000),
+  seedSingles: num('BENCH_SEED_SINGLES', Number.POSITIVE_INFINITY),
   bigSeed: process.env.BENCH_BIG_SEED === 'copy' ? 'copy' : 'insert',
 };
 const dialects = (process.env.BENCH_DIALECTS ?? 'mysql,sqlite').split(',').map((d) => d.trim()) as BenchDialect[];
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
 }
 
 main().catch(async (e) => {
-  process.stderr.write(`bench failed: ${(e as Error).stack ?? String(e)}\n`);
+  process.stderr.write(`bench failed: ${(e as Error).stack ?? String(e)}\n${((e as Error).cause as Error | undefined)?.stack ?? ''}\n`);
   await current?.stop();
   process.exit(1);
 });

@@ -56,7 +56,7 @@ export async function runDialect(b: Backend, s: Settings): Promise<DialectResult
   let nextCompany = s.rows;
 
   step(
-    `${b.dialect}: loading ${s.rows.toLocaleString('en-US')} rows over HTTP (rows/batch, then ${s.seedSingles.toLocaleString('en-US')} single POST rows)`,
+    `${b.dialect}: loading ${s.rows.toLocaleString('en-US')} rows over HTTP (${Math.min(s.seedSingles, s.rows).toLocaleString('en-US')} of them by single POST rows in waves of 16)`,
   );
   const seed = await seedOverHttp(b, project.id, columns, 0, s.rows, {
     batch: s.seedBatch,
