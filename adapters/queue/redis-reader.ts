@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { log } from '../../core/log.ts';
 import { isNoGroup, sleep } from './redis-connection.ts';
 import { field, parseEnvelope, type StreamEntry } from './redis-envelope.ts';
-import { claimStalled, ensureGroup, GROUP, ownPendingEntries, sweepConsumers } from './redis-group.ts';
+import { claimStalled, ensureGroup, GROUP, ownPendingEntries, type PendingEntry, sweepConsumers } from './redis-group.ts';
 
 /** After setting a job aside, reading pauses this long while only the slot kept for others is free. */
 const DEFER_PAUSE_MS = 250;
@@ -119,13 +119,7 @@ export class StreamReader {
     let started = 0;
     for (const [id, fields, deliveries] of entries) {
       if (h.isRunning(id)) continue; // our own entry, whose lease lapsed while we were busy
-      log.info('job taken over from a stalled worker', {
-        worker: h.workerId,
-        entry: id,
-        job_id: parseEnvelope(field(fields, 'job'))?.id,
-        deliveries,
-      });
-      h.start(id, fields, Number(deliveries));
+      this.startPending('job taken over from a stalled worker', [id, fields, deliveries]);
       started++;
     }
     return started;
@@ -143,17 +137,17 @@ export class StreamReader {
         missed++;
         continue;
       }
-      log.info('job recovered after a lost reply', {
-        worker: h.workerId,
-        entry: id,
-        job_id: parseEnvelope(field(fields, 'job'))?.id,
-        deliveries,
-      });
-      h.start(id, fields, Number(deliveries));
+      this.startPending('job recovered after a lost reply', [id, fields, deliveries]);
       started++;
     }
     // Done once a pass finds nothing left over (more than a page is left to the visibility timeout).
     if (missed === 0) this.recoverOwnPending = false;
     return started;
+  }
+
+  /** Starts an entry that was pending (taken over, or ours again), saying so in the log. */
+  private startPending(why: string, [id, fields, deliveries]: PendingEntry): void {
+    log.info(why, { worker: this.host.workerId, entry: id, job_id: parseEnvelope(field(fields, 'job'))?.id, deliveries });
+    this.host.start(id, fields, Number(deliveries));
   }
 }
