@@ -1,17 +1,6 @@
 import { EXAMPLE_IDS } from '../../core/operations/examples.ts';
 import type { Json } from './openapi-schemas.ts';
-import { PROJECT_ID_PARAMETER } from './route-doc.ts';
-
-export const failure = (description: string, detail: string): Json => ({
-  description,
-  headers: { 'x-request-id': { $ref: '#/components/headers/X-Request-Id' } },
-  content: {
-    'application/json': {
-      schema: { type: 'object', required: ['detail'], properties: { detail: { description: 'What went wrong, and what to do.' } } },
-      example: { detail },
-    },
-  },
-});
+import { failure, PROJECT_ID_PARAMETER } from './route-doc.ts';
 
 const jsonParam = (name: string, description: string): Json => ({
   name,

@@ -6,7 +6,7 @@ import type { Kernel } from '../../core/kernel.ts';
 import { EXAMPLE_IDS } from '../../core/operations/examples.ts';
 import { withIdempotency } from '../../core/operations/idempotency.ts';
 import { importUpload } from '../../core/services/uploads.ts';
-import { failure } from './export-doc.ts';
+import { failure } from './route-doc.ts';
 import type { Json } from './openapi-schemas.ts';
 import type { RouteCaller, RouteSpec } from './route-chain.ts';
 

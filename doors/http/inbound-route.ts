@@ -1,6 +1,6 @@
 import { EXAMPLE_COMPANY, EXAMPLE_IDS } from '../../core/operations/examples.ts';
 import { inboundTarget, receiveInbound } from '../../core/services/inbound.ts';
-import { failure } from './export-doc.ts';
+import { failure } from './route-doc.ts';
 import type { Json } from './openapi-schemas.ts';
 import type { RouteSpec } from './route-chain.ts';
 

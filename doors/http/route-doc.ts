@@ -12,6 +12,18 @@ import type { RouteSpec } from './route-chain.ts';
 
 const headerRef = (name: string): Json => ({ $ref: `#/components/headers/${name}` });
 
+/** An error answer of a route outside the table: why, and an example `detail`. */
+export const failure = (description: string, detail: string): Json => ({
+  description,
+  headers: { 'x-request-id': { $ref: '#/components/headers/X-Request-Id' } },
+  content: {
+    'application/json': {
+      schema: { type: 'object', required: ['detail'], properties: { detail: { description: 'What went wrong, and what to do.' } } },
+      example: { detail },
+    },
+  },
+});
+
 /** The path parameter of every project route outside the table. */
 export const PROJECT_ID_PARAMETER: Json = {
   name: 'project_id',
