@@ -1,5 +1,4 @@
 import { ServiceError, validationError } from '../../core/errors.ts';
-import { inexactNumberError, parseJsonExactly } from '../../core/schema/exact-json.ts';
 import type { Kernel } from '../../core/kernel.ts';
 import type { Project } from '../../core/model.ts';
 import { admitCall } from '../../core/services/admission.ts';
@@ -7,6 +6,7 @@ import { requireApiAccess } from '../../core/identity/api-keys.ts';
 import { exportCsv } from '../../core/services/export.ts';
 import { type ExportGrant, verifyExportLink } from '../../core/services/export-links.ts';
 import { exportOperation } from './export-doc.ts';
+import { exactJson } from './rest-input.ts';
 import type { RouteSpec } from './route-chain.ts';
 
 /** The JSON query parameters of GET rows, parsed (a malformed one is a 422 naming it). */
@@ -25,14 +25,7 @@ function queryOf(url: URL): ExportGrant['query'] {
   for (const name of ['filter_groups', 'sort_rules', 'columns'] as const) {
     const raw = url.searchParams.get(name);
     if (raw === null) continue;
-    let parsed: ReturnType<typeof parseJsonExactly>;
-    try {
-      parsed = parseJsonExactly(raw);
-    } catch {
-      throw validationError(`${name} is not valid JSON (URL-encode it, as for GET rows)`, [{ path: name, message: 'is not valid JSON' }]);
-    }
-    if (parsed.inexact) throw inexactNumberError(name, parsed.inexact, 422);
-    out[name] = parsed.value as never;
+    out[name] = exactJson(raw, name, 422, '; URL-encode it, as for GET rows', name) as never;
   }
   return out;
 }

@@ -22,23 +22,28 @@ export function jsonQueryNames(op: AnyOperation): Set<string> {
   );
 }
 
-function parseJsonQuery(op: AnyOperation, name: string, text: string): unknown {
+/**
+ * `text` parsed exactly (a number JSON would change is refused, never rounded); what fails is a
+ * validation error with `status`, naming `what` and saying what to send instead.
+ */
+export function exactJson(text: string, what: string, status: number, hint = '', path?: string): unknown {
   let parsed: ReturnType<typeof parseJsonExactly>;
   try {
     parsed = parseJsonExactly(text);
   } catch (e) {
+    const errors = path === undefined ? {} : { errors: [{ path, message: 'is not valid JSON' }] };
     throw new ServiceError(
       'validation_error',
-      {
-        message: `${name} is not valid JSON (${(e as Error).message}); send a URL-encoded JSON array`,
-        errors: [{ path: name, message: 'is not valid JSON' }],
-      },
-      { status: op.invalidStatus ?? 422 },
+      { message: `${what} is not valid JSON (${(e as Error).message})${hint}`, ...errors },
+      { status },
     );
   }
-  if (parsed.inexact) throw inexactNumberError(name, parsed.inexact, op.invalidStatus ?? 422);
+  if (parsed.inexact) throw inexactNumberError(what, parsed.inexact, status);
   return parsed.value;
 }
+
+const parseJsonQuery = (op: AnyOperation, name: string, text: string): unknown =>
+  exactJson(text, name, op.invalidStatus ?? 422, '; send a URL-encoded JSON array', name);
 
 /** Query text as the URL carries it; a JSON parameter left blank counts as absent. */
 export function restQuery(op: AnyOperation, url: string, jsonNames: Set<string>): CallInput['query'] {
@@ -70,17 +75,6 @@ export async function readJson(request: Request, maxBytes: number, invalidStatus
       if (emptyAs) return emptyAs();
       throw new ServiceError('validation_error', { message: 'The request body is empty; send a JSON object' }, { status: invalidStatus });
     }
-    let parsed: ReturnType<typeof parseJsonExactly>;
-    try {
-      parsed = parseJsonExactly(text);
-    } catch (e) {
-      throw new ServiceError(
-        'validation_error',
-        { message: `The request body is not valid JSON (${(e as Error).message})` },
-        { status: invalidStatus },
-      );
-    }
-    if (parsed.inexact) throw inexactNumberError('The body', parsed.inexact, invalidStatus);
-    return parsed.value;
+    return exactJson(text, 'The body', invalidStatus);
   };
 }
