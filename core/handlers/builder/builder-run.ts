@@ -6,7 +6,7 @@ import { pluginContext } from '../../plugins/plugin-context.ts';
 import type { AnyBuilder, BuilderRunContext } from '../../plugins/plugin-types.ts';
 import type { Job, JobContext } from '../../ports/queue.ts';
 import { PageWrites } from './page-writes.ts';
-import { failRun, tellBuilderEnded, uploadOf } from './run-end.ts';
+import { failRun, tellBuilderEnded, uploadOf } from './run-events-and-uploads.ts';
 
 /** The log keeps its newest entries; a long run does not grow the project record without bound. */
 export const LOG_LIMIT = 200;

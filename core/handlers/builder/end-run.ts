@@ -5,7 +5,7 @@ import { ProviderError } from '../../plugins/provider-http.ts';
 import { retryableError } from '../../ports/queue.ts';
 import { StaleBuilderRun } from '../../ports/storage.ts';
 import { type BuilderRun, note } from './builder-run.ts';
-import { failRun, forgetUpload, tellBuilderEnded } from './run-end.ts';
+import { failRun, forgetUpload, tellBuilderEnded } from './run-events-and-uploads.ts';
 
 const fieldsOf = (run: BuilderRun) => ({
   job_id: run.job.id,
