@@ -179,6 +179,18 @@ describe('expression sandbox', () => {
     expect(await pool.evaluate('$status & ":" & x', { x: 'y' }, { status: 200 })).toEqual({ ok: true, value: '200:y' });
   });
 
+  test('inputs and results cross to the threads intact: quotes, newlines, unicode, nested values, a missing input', async () => {
+    const row = { Name: 'Ça "va"\n\u2028 ok', nested: { list: [1, 2.5, null, true] }, empty: '' };
+    expect(await pool.evaluate('$', row)).toEqual({ ok: true, value: row });
+    expect(await pool.evaluate('Name & "|" & $string(nested.list)', row)).toEqual({ ok: true, value: 'Ça "va"\n\u2028 ok|[1,2.5,null,true]' });
+    // JSON has no `undefined`: such an input still reaches the sandbox as "no input".
+    expect(await pool.evaluateMany('$exists($)', [undefined, {}])).toEqual([
+      { ok: true, value: false },
+      { ok: true, value: true },
+    ]);
+    expect(await pool.evaluate('$error("bad \\"thing\\"")', {})).toEqual({ ok: false, error: 'expression failed: bad "thing" (at 7)' });
+  });
+
   test('a closed pool refuses new work with an error the job queue retries', async () => {
     const closing = new ExpressionPool({ workers: 1, timeoutMs: 1000, maxMemoryBytes: 64 * 1_048_576, maxResultBytes: 1000 });
     const running = closing.evaluate(ENDLESS, {});

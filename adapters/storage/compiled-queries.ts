@@ -1,4 +1,4 @@
-import { type CompiledQuery, createQueryId, type Kysely, RawNode } from 'kysely';
+import { type CompiledQuery, createQueryId, type Kysely, type RawBuilder, RawNode, sql } from 'kysely';
 
 /** `items` in slices of at most `size` (IN lists, multi-row statements). */
 export function chunks<T>(items: T[], size: number): T[][] {
@@ -31,6 +31,22 @@ export function chunksBySize<T>(items: T[], size: number, maxChars: number, char
 }
 
 /**
+ * Integers as the literal list `(1, 2, 3)`, for `IN`: Kysely makes and freezes a node per value and
+ * the driver escapes each, which was a fifth of a worker's CPU on the IN lists of an 800-row job.
+ * Only safe integers are written into the text (anything else throws), so nothing can be injected.
+ */
+export function integerList(values: readonly number[]): RawBuilder<number> {
+  if (values.length === 0) throw new Error('integerList: an empty IN list is not SQL');
+  assertIntegers(values);
+  return sql.raw<number>(`(${values.join(', ')})`);
+}
+
+/** Throws unless every value is a safe integer: the check before integers are written into SQL text. */
+export function assertIntegers(values: readonly number[]): void {
+  for (const v of values) if (!Number.isSafeInteger(v)) throw new Error(`${String(v)} is not an integer: it is not written into SQL`);
+}
+
+/**
  * A multi-row INSERT written by hand. Kysely's builder makes (and freezes) an operation node per
  * value, which was most of the CPU of small, frequent inserts (32 concurrent single-row POSTs
  * coalesce into one insert of 32 rows × every column). Same `?` placeholders on both dialects.
@@ -41,12 +57,14 @@ export async function insertMany<T extends object>(
   table: string,
   columns: readonly (keyof T & string)[],
   rows: T[],
+  /** SQL text after the values: the dialect's `upsertClause`, for an upsert. */
+  onClash = '',
 ): Promise<void> {
   if (rows.length === 0) return;
   const tuple = `(${columns.map(() => '?').join(', ')})`;
   const params: unknown[] = [];
   for (const row of rows) for (const c of columns) params.push(row[c] ?? null);
-  const text = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${new Array(rows.length).fill(tuple).join(', ')}`;
+  const text = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${new Array(rows.length).fill(tuple).join(', ')}${onClash && ` ${onClash}`}`;
   // Not CompiledQuery.raw: it freezes the parameter array, which costs more than building it.
   const query: CompiledQuery = { sql: text, query: RawNode.createWithSql(text), parameters: params, queryId: createQueryId() };
   await db.executeQuery(query);

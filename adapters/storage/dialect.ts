@@ -20,6 +20,8 @@ export interface StorageDialect {
   readonly limits: DialectLimits;
   readonly locking: DialectLocking;
   readonly upsert: Upsert;
+  /** The same upsert as SQL text after a hand-written multi-row INSERT: on a clash of `key`, `set` take the inserted values. */
+  readonly upsertClause: (key: readonly string[], set: readonly string[]) => string;
   readonly hints: PlannerHints;
   readonly sequences: Sequences;
   /** Column types and table options, for the migrations. */

@@ -1,7 +1,15 @@
 import type { Config } from '../config.ts';
 import { log } from '../log.ts';
 import { ranOver } from './expression-errors.ts';
-import type { EvaluateReply, EvaluateRequest, EvaluationLimits, ExpressionOutcome, WorkerInit } from './expression-protocol.ts';
+import type {
+  EncodedReply,
+  EncodedRequest,
+  EvaluateReply,
+  EvaluateRequest,
+  EvaluationLimits,
+  ExpressionOutcome,
+  WorkerInit,
+} from './expression-protocol.ts';
 
 export type { ExpressionOutcome } from './expression-protocol.ts';
 
@@ -214,7 +222,7 @@ export class ExpressionPool implements Expressions {
       bindings: call.bindings,
       limits: this.limits,
     };
-    worker.postMessage(request);
+    worker.postMessage(request.inputs.includes(undefined) ? request : (JSON.stringify(request) satisfies EncodedRequest));
   }
 
   private spawn(slot: Slot): Worker {
@@ -223,8 +231,8 @@ export class ExpressionPool implements Expressions {
     // A terminated thread may still write its progress for a moment: each thread gets a cell of its own.
     slot.progress = new Int32Array(new SharedArrayBuffer(4));
     // Events of a thread already replaced (a late reply, a late error) are not about the slot's task.
-    worker.onmessage = (event: MessageEvent<EvaluateReply>) => {
-      if (slot.worker === worker) this.reply(slot, event.data);
+    worker.onmessage = (event: MessageEvent<EncodedReply>) => {
+      if (slot.worker === worker) this.reply(slot, JSON.parse(event.data) as EvaluateReply);
     };
     worker.onerror = (event) => {
       if (slot.worker === worker) this.stop(slot, `expression sandbox failed: ${(event as ErrorEvent).message ?? 'unknown error'}`);

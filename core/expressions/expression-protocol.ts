@@ -22,6 +22,13 @@ export interface EvaluateRequest {
 }
 
 /**
+ * An EvaluateRequest as JSON text: inputs are JSON values (rows, response bodies), and a string
+ * crosses to the thread for far less than the structured clone of the same objects. A request with
+ * an `undefined` input (which JSON cannot carry) goes as the object itself.
+ */
+export type EncodedRequest = string;
+
+/**
  * The outcome of one input. `bound`: the evaluation was stopped by a limit (time, memory, depth,
  * sequence size, the regex engine's backtracking) rather than failing on its own terms.
  */
@@ -36,6 +43,9 @@ export interface EvaluateReply {
   from: number;
   outcomes: ExpressionOutcome[];
 }
+
+/** An EvaluateReply as JSON text (the worker has each value's JSON already, for the size bound). */
+export type EncodedReply = string;
 
 /**
  * Host → worker, once: a shared cell where the worker writes the index of the input it is on, so a

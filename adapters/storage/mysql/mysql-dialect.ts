@@ -6,7 +6,7 @@ import { mysqlLimits } from './mysql-limits.ts';
 import { mysqlLocking } from './mysql-locking.ts';
 import { mysqlSchema } from './mysql-schema.ts';
 import { mysqlSequences } from './mysql-sequences.ts';
-import { mysqlUpsert } from './mysql-upsert.ts';
+import { mysqlUpsert, mysqlUpsertClause } from './mysql-upsert.ts';
 
 /** MySQL 8 and MariaDB 10.6+ (production). */
 export const mysqlDialect: StorageDialect = {
@@ -18,6 +18,7 @@ export const mysqlDialect: StorageDialect = {
   limits: mysqlLimits,
   locking: mysqlLocking,
   upsert: mysqlUpsert,
+  upsertClause: mysqlUpsertClause,
   hints: mysqlHints,
   sequences: mysqlSequences,
   schema: mysqlSchema,

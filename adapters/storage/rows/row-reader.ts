@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { CellStatus, Cell, StoredRow } from '../../../core/model.ts';
 import type { Database } from '../database.ts';
-import { chunks } from '../compiled-queries.ts';
+import { chunks, integerList } from '../compiled-queries.ts';
 import type { Tables } from '../tables.ts';
 import { parseCells } from './cell-records.ts';
 
@@ -101,7 +101,7 @@ export class RowReader {
         .select(['seq', 'run_id'])
         .where('project_pk', '=', projectPk)
         .where('col_no', '=', colNo)
-        .where('seq', 'in', part)
+        .where('seq', 'in', integerList(part))
         .where('run_id', 'is not', null)
         .execute();
       for (const r of rows) out.set(Number(r.seq), r.run_id as string);

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { JobsOf } from '../../../core/ports/storage.ts';
 import type { Database } from '../database.ts';
 import { storeJobs } from '../job-outbox-repo.ts';
-import { chunks } from '../compiled-queries.ts';
+import { chunks, integerList } from '../compiled-queries.ts';
 import type { Tables } from '../tables.ts';
 import { keyedFrom } from './cell-key-joins.ts';
 import { affects, type WriteEffect } from './listing-memory.ts';
@@ -128,7 +128,7 @@ export class RowWrites {
     const { dialect } = this.database;
     const counts = moved.map((w, i) => {
       const { from, d } = keyedFrom(dialect, w.projectPk, w.filterCols, w.filter);
-      return sql`(SELECT COUNT(*) ${from} AND ${sql.ref(`${d}.seq`)} IN (${sql.join(seqs)})) AS ${sql.ref(`c${i}`)}`;
+      return sql`(SELECT COUNT(*) ${from} AND ${sql.ref(`${d}.seq`)} IN ${integerList(seqs)}) AS ${sql.ref(`c${i}`)}`;
     });
     const r = await sql<Record<string, number>>`SELECT ${sql.join(counts)}`.execute(trx);
     const row = r.rows[0] ?? {};
@@ -141,7 +141,7 @@ export class RowWrites {
     const { from, d } = keyedFrom(dialect, w.projectPk, w.filterCols, w.filter);
     const r = await sql<{
       n: number;
-    }>`SELECT COUNT(*) AS n ${from} AND ${sql.ref(`${d}.seq`)} IN (${sql.join(seqs)}) ${lock ? dialect.locking.lockClause : sql``}`.execute(
+    }>`SELECT COUNT(*) AS n ${from} AND ${sql.ref(`${d}.seq`)} IN ${integerList(seqs)} ${lock ? dialect.locking.lockClause : sql``}`.execute(
       trx,
     );
     return Number(r.rows[0]?.n ?? 0);

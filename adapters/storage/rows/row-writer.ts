@@ -3,7 +3,7 @@ import { type BuilderRunState, type JobsOf, type RowInsertParts, StaleBuilderRun
 import type { Kysely } from 'kysely';
 import type { Tables } from '../tables.ts';
 import type { Database } from '../database.ts';
-import { chunks, chunksBySize, insertMany } from '../compiled-queries.ts';
+import { chunks, chunksBySize, insertMany, integerList } from '../compiled-queries.ts';
 import { builderStateValues } from '../project-repo.ts';
 import type { CellKeyTable } from '../tables.ts';
 import { cellKey, storedCell } from './cell-records.ts';
@@ -21,6 +21,7 @@ const ROW_FIELDS = ['project_pk', 'seq', 'cells', 'created_at', 'updated_at', 'd
 const KEY_FIELDS = ['project_pk', 'col_no', 'seq', 'status', 'is_empty', 'num_missing', 'num_key', 'text_key', 'text_full'] as const;
 /** What a tool result rewrites in its cell key record. */
 const RESULT_FIELDS = ['status', 'is_empty', 'num_missing', 'num_key', 'text_key', 'text_full', 'cell'] as const;
+const RESULT_KEY_FIELDS = ['project_pk', 'col_no', 'seq', ...RESULT_FIELDS] as const;
 
 /** A builder page's state, written only over the checkpoint its run last wrote (when it names one). */
 async function writeBuilderState(db: Kysely<Tables>, projectPk: number, state: BuilderRunState): Promise<void> {
@@ -198,7 +199,7 @@ export class RowWriter {
             .where('project_pk', '=', projectPk)
             .where('col_no', '=', colNo)
             .where('status', 'in', from);
-          if (part) q = q.where('seq', 'in', part);
+          if (part) q = q.where('seq', 'in', integerList(part));
           const found = (await this.database.dialect.locking.lockedRead(q).execute()).map((r) => Number(r.seq));
           await change(found, 'update', async () => {
             for (const ids of chunks(found, this.inList)) {
@@ -207,7 +208,7 @@ export class RowWriter {
                 .set(runId === undefined ? { status: to } : { status: to, run_id: runId })
                 .where('project_pk', '=', projectPk)
                 .where('col_no', '=', colNo)
-                .where('seq', 'in', ids)
+                .where('seq', 'in', integerList(ids))
                 .execute();
             }
           });
@@ -223,6 +224,7 @@ export class RowWriter {
   async writeCells(projectPk: number, colNo: number, cells: { seq: number; cell: Cell }[], jobs?: JobsOf<void>): Promise<void> {
     if (cells.length === 0 && !jobs) return;
     const { dialect } = this.database;
+    const resultsClash = dialect.upsertClause(['project_pk', 'col_no', 'seq'], RESULT_FIELDS);
     await this.writes.run(
       projectPk,
       { kind: 'cells', colNo, valuesToo: true },
@@ -234,11 +236,7 @@ export class RowWriter {
             .select('seq')
             .where('project_pk', '=', projectPk)
             .where('col_no', '=', colNo)
-            .where(
-              'seq',
-              'in',
-              part.map((c) => c.seq),
-            );
+            .where('seq', 'in', integerList(part.map((c) => c.seq)));
           const live = new Set((await dialect.locking.lockedRead(read).execute()).map((r) => Number(r.seq)));
           const keyValues: CellKeyTable[] = part
             .filter(({ seq }) => live.has(seq))
@@ -250,13 +248,10 @@ export class RowWriter {
               cell: JSON.stringify(storedCell(cell)),
             }));
           if (keyValues.length === 0) continue;
-          const upsert = dialect.upsert(trx.insertInto('cell_keys').values(keyValues), ['project_pk', 'col_no', 'seq'], (inserted) =>
-            Object.fromEntries(RESULT_FIELDS.map((f) => [f, inserted(f)])),
-          );
           await change(
             keyValues.map((k) => k.seq),
             'update',
-            () => upsert.execute(),
+            () => insertMany(trx, 'cell_keys', RESULT_KEY_FIELDS, keyValues, resultsClash),
           );
         }
         return changed(undefined); // values changed: listings remembered elsewhere are stale

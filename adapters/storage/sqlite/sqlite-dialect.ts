@@ -6,7 +6,7 @@ import { sqliteLimits } from './sqlite-limits.ts';
 import { sqliteLocking } from './sqlite-locking.ts';
 import { sqliteSchema } from './sqlite-schema.ts';
 import { sqliteSequences } from './sqlite-sequences.ts';
-import { sqliteUpsert } from './sqlite-upsert.ts';
+import { sqliteUpsert, sqliteUpsertClause } from './sqlite-upsert.ts';
 
 /** Embedded SQLite through bun:sqlite (the default: nothing to install). */
 export const sqliteDialect: StorageDialect = {
@@ -18,6 +18,7 @@ export const sqliteDialect: StorageDialect = {
   limits: sqliteLimits,
   locking: sqliteLocking,
   upsert: sqliteUpsert,
+  upsertClause: sqliteUpsertClause,
   hints: sqliteHints,
   sequences: sqliteSequences,
   schema: sqliteSchema,

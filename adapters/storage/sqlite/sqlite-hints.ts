@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { integerList } from '../compiled-queries.ts';
 import type { PlannerHints } from '../dialect.ts';
 
 export const sqliteHints: PlannerHints = {
@@ -10,7 +11,7 @@ export const sqliteHints: PlannerHints = {
   keyPoints: (table, columns) => ({
     from: sql.table(table),
     where: sql.join(
-      columns.map(([name, values]) => sql`${sql.ref(name)} IN (${sql.join(values)})`),
+      columns.map(([name, values]) => sql`${sql.ref(name)} IN ${integerList(values)}`),
       sql` AND `,
     ),
   }),
