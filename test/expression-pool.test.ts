@@ -182,7 +182,10 @@ describe('expression sandbox', () => {
   test('inputs and results cross to the threads intact: quotes, newlines, unicode, nested values, a missing input', async () => {
     const row = { Name: 'Ça "va"\n\u2028 ok', nested: { list: [1, 2.5, null, true] }, empty: '' };
     expect(await pool.evaluate('$', row)).toEqual({ ok: true, value: row });
-    expect(await pool.evaluate('Name & "|" & $string(nested.list)', row)).toEqual({ ok: true, value: 'Ça "va"\n\u2028 ok|[1,2.5,null,true]' });
+    expect(await pool.evaluate('Name & "|" & $string(nested.list)', row)).toEqual({
+      ok: true,
+      value: 'Ça "va"\n\u2028 ok|[1,2.5,null,true]',
+    });
     // JSON has no `undefined`: such an input still reaches the sandbox as "no input".
     expect(await pool.evaluateMany('$exists($)', [undefined, {}])).toEqual([
       { ok: true, value: false },
