@@ -104,6 +104,22 @@ describe.each(DIALECTS)('unique keys on %s', (dialect) => {
     expect(await p.count()).toBe(2); // the seed row and Umbrella
   });
 
+  test('concurrent inserts of many keys, a few repeated, each get the right answer (written together, or alone when their batch clashes)', async () => {
+    const p = await project();
+    await p.settings({ unique_columns: ['Website'] });
+    const sites = Array.from({ length: 24 }, (_, i) => `site${i % 20}.example`); // 4 repeats
+    const answers = await Promise.all(sites.map((w, i) => p.add({ Name: `Co ${i}`, Website: w, Email: null })));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(20);
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(4);
+    const idOf = new Map<string, string>();
+    sites.forEach((w, i) => {
+      const id = (answers[i] as { body: { row_id: string } }).body.row_id;
+      expect(idOf.get(w) ?? id).toBe(id); // the same site always answers the same row
+      idOf.set(w, id);
+    });
+    expect(await p.count()).toBe(21); // the seed row and 20 sites
+  });
+
   test('on_conflict "update" fills the existing row’s empty cells and keeps the others', async () => {
     const p = await project();
     expect((await p.settings({ unique_columns: ['Email'], on_conflict: 'update' })).body.on_conflict).toBe('update');

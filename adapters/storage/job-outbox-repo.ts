@@ -45,7 +45,30 @@ export class SqlJobOutboxRepo implements JobOutboxRepo {
     }));
   }
 
-  async remove(ids: string[]): Promise<void> {
+  /** Ids waiting for the next delete, and that delete (it starts once the one before it ended). */
+  private queued: string[] = [];
+  private nextDelete: Promise<void> | undefined;
+  private lastDelete: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Forgets handed-over jobs. The deletes of calls that arrive while one runs go together in the
+   * next statement: single-row inserts that start jobs each used to pay a delete and its commit.
+   */
+  remove(ids: string[]): Promise<void> {
+    if (ids.length === 0) return Promise.resolve();
+    this.queued.push(...ids);
+    if (!this.nextDelete) {
+      const next = this.lastDelete.then(() => {
+        this.nextDelete = undefined;
+        return this.deleteNow(this.queued.splice(0));
+      });
+      this.nextDelete = next;
+      this.lastDelete = next.catch(() => undefined);
+    }
+    return this.nextDelete;
+  }
+
+  private async deleteNow(ids: string[]): Promise<void> {
     for (const part of chunks(ids, this.database.dialect.limits.inListSize))
       await this.database.db.deleteFrom('job_outbox').where('id', 'in', part).execute();
   }

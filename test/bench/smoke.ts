@@ -43,6 +43,7 @@ const SMOKES: Smoke[] = [
   { script: 'bench:keys', env: { BENCH_KEYS_ROWS: '2000' }, printed: /cell records\/s/ },
   { script: 'bench:embedded', env: { BENCH_EMBEDDED_ROWS: '2000' }, printed: /p99/ },
   { script: 'bench:start', env: { BENCH_ROWS: '1000', BENCH_SAMPLES: '3' }, printed: /filter \+ sort, page 500/ },
+  { script: 'bench:inserts', env: { BENCH_INSERT_ROWS: '160' }, printed: /### watched[\s\S]*rows\/s/ },
   ...(process.env.BENCH_SMOKE_DIRECTUS === '1'
     ? [{ script: 'bench:directus', env: { BENCH_ROWS: '500', BENCH_SEED_SINGLES: '100', BENCH_ROUNDS: '2' }, printed: /Directus/ }]
     : []),

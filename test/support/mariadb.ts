@@ -34,7 +34,9 @@ async function waitForConnect(port: number, proc: Subprocess, timeoutMs: number)
   throw new Error(`mariadbd did not accept connections within ${timeoutMs} ms: ${String(last)}`);
 }
 
-export async function startMariaDb(options: { flushEachCommit?: boolean; bufferPoolMb?: number } = {}): Promise<MariaDbServer> {
+export async function startMariaDb(
+  options: { flushEachCommit?: boolean; bufferPoolMb?: number; performanceSchema?: boolean } = {},
+): Promise<MariaDbServer> {
   const dir = mkdtempSync(join(tmpdir(), 'wfs-mariadb-'));
   const datadir = join(dir, 'data');
   const tmp = join(dir, 'tmp');
@@ -74,6 +76,8 @@ export async function startMariaDb(options: { flushEachCommit?: boolean; bufferP
     '--max-connections=500',
     '--character-set-server=utf8mb4',
     '--collation-server=utf8mb4_unicode_ci',
+    // Statement digests (count and time per statement shape), for benchmarks that say where time goes.
+    ...(options.performanceSchema ? ['--performance-schema=ON'] : []),
   ];
   const launch = () => spawn(args, { stdout: 'ignore', stderr: 'pipe' });
   let proc = launch();

@@ -55,12 +55,14 @@ export class RowWriter {
   /** Small inserts are written together with others into the same project (InsertLanes). */
   insert(projectPk: number, columns: Column[], rows: Record<number, Cell>[], with_: RowInsertParts = {}): Promise<number[]> {
     const { builderState, jobs, runId, keys } = with_;
-    // Rows with unique keys are never coalesced: a key that exists fails the write, not a neighbour's.
-    if (builderState || keys || rows.length === 0 || rows.length > COALESCE_MAX_ROWS)
+    if (builderState || rows.length === 0 || rows.length > COALESCE_MAX_ROWS)
       return this.insertNow(projectPk, columns, rows, builderState, jobs, runId, keys);
-    // Inserts of one run (or of none) share a lane: a batch's queued cells all name its run.
+    // Inserts of one run (or of none) share a lane: a batch's queued cells all name its run. A key
+    // another write took fails the batch, whose calls are then written alone (InsertLanes).
     const key = `${projectPk}:${runId ?? ''}:${columns.map((c) => `${c.no}${c.type}`).join(',')}`;
-    return this.lanes.insert(key, rows, jobs, (batch, batchJobs) => this.insertNow(projectPk, columns, batch, undefined, batchJobs, runId));
+    return this.lanes.insert(key, rows, jobs, keys, (batch, batchJobs, batchKeys) =>
+      this.insertNow(projectPk, columns, batch, undefined, batchJobs, runId, batchKeys),
+    );
   }
 
   private async insertNow(
