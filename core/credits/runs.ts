@@ -29,8 +29,8 @@ export async function startRun(kernel: Kernel, workspaceId: string, limits: { ca
   // A key's uncapped calls share one run for a while: it carries only the key (whose monthly cap
   // bounds them all alike), and single-row inserts of one run are written together (insert lanes)
   // instead of each paying a run record and a commit of its own.
-  let shared = sharedRuns.get(kernel);
-  if (!shared) sharedRuns.set(kernel, (shared = new Map()));
+  const shared = sharedRuns.get(kernel) ?? new Map<string, { id: Promise<string>; until: number }>();
+  sharedRuns.set(kernel, shared);
   const key = `${workspaceId}:${limits.keyId}`;
   const known = shared.get(key);
   if (known && known.until > now) return known.id;

@@ -19,6 +19,8 @@ import { corsHeaders, type OriginGuard } from './origin-guard.ts';
 import { MCP_SCOPES, type McpUrls, protectedResourceMetadata } from '../../core/identity/oauth/resource-urls.ts';
 import { statusPage } from './status-page.ts';
 import type { McpTool } from './tool-table.ts';
+import type { modernMcpHandler } from './mcp-modern.ts';
+import { isLegacyRequest } from '@modelcontextprotocol/server';
 
 const ASSETS = resolve(import.meta.dir, 'assets');
 
@@ -30,6 +32,8 @@ export interface McpHostContext {
   byName: Map<string, McpTool>;
   auth: McpAuthContext;
   guard: OriginGuard;
+  /** The handler of MCP 2026-07-28 requests (mcp-modern.ts). */
+  modern: ReturnType<typeof modernMcpHandler>;
 }
 
 /** HTTP 401 with the RFC 9728 pointer, and the `unauthorized` envelope as body. */
@@ -178,6 +182,11 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
   if (message instanceof Response) return message;
   // Tool calls name this request's id in their internal_error and unavailable answers, as the access log does.
   authInfo.extra = { ...authInfo.extra, requestId, signal: request.signal };
+  // Both protocol eras on one URL, decided per request as the spec's versioning says (the SDK's
+  // classifier): a 2025-era message (initialize, or no version envelope) keeps the legacy path.
+  if (!(await isLegacyRequest(message.request, message.parsed))) {
+    return ctx.modern.fetch(message.request, { authInfo, ...(message.parsed !== undefined ? { parsedBody: message.parsed } : {}) });
+  }
   const server = createMcpServer(ctx.kernel, ctx.tools, ctx.byName);
   // A request that asks for progress is answered as an SSE stream (its notifications, then its
   // result); any other as one JSON body.

@@ -8,6 +8,7 @@ import { originGuard } from './origin-guard.ts';
 import { acceptedAudiences, mcpUrls } from '../../core/identity/oauth/resource-urls.ts';
 import { buildTools } from './tool-table.ts';
 import { IDLE_TIMEOUT_S } from '../http/stop-gracefully.ts';
+import { modernMcpHandler } from './mcp-modern.ts';
 
 export interface RunningMcpHost {
   /** Where this process serves MCP, e.g. http://127.0.0.1:3001/mcp. */
@@ -42,11 +43,13 @@ export function startMcpHost(kernel: Kernel, ops: AnyOperation[]): RunningMcpHos
         audiences: acceptedAudiences(urls),
       })
     : undefined;
+  const byName = new Map(tools.map((t) => [t.op.name, t]));
   context = {
     kernel,
     urls,
     tools,
-    byName: new Map(tools.map((t) => [t.op.name, t])),
+    byName,
+    modern: modernMcpHandler(kernel, tools, byName),
     auth: { kernel, resource: urls.resource, verifyJwt },
     guard: originGuard(config, urls),
   };

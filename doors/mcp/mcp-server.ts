@@ -32,7 +32,7 @@ import { callerOf } from './mcp-auth.ts';
 import { type DecodedArguments, decodeArguments } from './tool-arguments.ts';
 import type { McpTool } from './tool-table.ts';
 
-const INSTRUCTIONS =
+export const INSTRUCTIONS =
   'Workflow Service: projects are tables of companies. Typical flow: list_builders, run_builder (builder_id + form_data_json, wait_seconds up to 50 to wait for the run), ' +
   'create_column with a tool from search_tools, run_pending_columns (wait_seconds again; wait_for_project to wait longer), then get_project_rows with format "values". ' +
   'Every result is a JSON envelope {"ok":true,"data":…} or {"ok":false,"error":true,"code":…,"detail":{…},"status_code":N}; data is what the REST operation of the same name answers. ' +
@@ -130,7 +130,7 @@ export async function callTool(
 }
 
 /** The tool and arguments a tools/call names; bad params are -32602 with a short message. */
-function toolCallOf(params: unknown, byName: Map<string, McpTool>): { tool: McpTool; args?: Record<string, unknown> } {
+export function toolCallOf(params: unknown, byName: Map<string, McpTool>): { tool: McpTool; args?: Record<string, unknown> } {
   const invalid = (message: string) => new RpcError(ErrorCode.InvalidParams, message);
   const listing = `tools/list names the ${byName.size} tools`;
   if (typeof params !== 'object' || params === null) throw invalid('tools/call needs params {"name": "<tool>", "arguments": {…}}');
@@ -147,6 +147,18 @@ function toolCallOf(params: unknown, byName: Map<string, McpTool>): { tool: McpT
 /** tools/call with its params unchecked by the SDK (toolCallOf checks them). */
 const ToolCallRequest = RequestSchema.extend({ method: CallToolRequestSchema.shape.method });
 
+/** The server's name, as both protocol eras tell it. */
+export const SERVER_INFO = { name: 'workflow-service', title: 'Workflow Service', version: '1.0.0' };
+
+/** The operation of a tool by name, for the handlers that run operations outside tools/call (resources, completions). */
+export function toolOperation(byName: Map<string, McpTool>): (name: string) => AnyOperation {
+  return (name) => {
+    const tool = byName.get(name);
+    if (!tool) throw new Error(`no operation ${name} in the tool table`);
+    return tool.op;
+  };
+}
+
 /**
  * The server's JSON Schema validator (used by the SDK for elicitation only). Each SDK server would
  * otherwise build its own Ajv instance, the largest cost of a stateless request; it holds no
@@ -159,16 +171,13 @@ const sharedValidator = new AjvJsonSchemaValidator();
  * MCP process can serve any client). The tool list is computed once at start-up and shared.
  */
 export function createMcpServer(kernel: Kernel, tools: McpTool[], byName: Map<string, McpTool>): Server {
-  const server = new Server(
-    { name: 'workflow-service', title: 'Workflow Service', version: '1.0.0' },
-    {
-      // logging: the SDK answers logging/setLevel (the tools send no log messages yet). Resources
-      // cannot be subscribed to: a stateless server has no session to notify.
-      capabilities: { tools: { listChanged: false }, logging: {}, resources: {}, prompts: {}, completions: {} },
-      instructions: INSTRUCTIONS,
-      jsonSchemaValidator: sharedValidator,
-    },
-  );
+  const server = new Server(SERVER_INFO, {
+    // logging: the SDK answers logging/setLevel (the tools send no log messages yet). Resources
+    // cannot be subscribed to: a stateless server has no session to notify.
+    capabilities: { tools: { listChanged: false }, logging: {}, resources: {}, prompts: {}, completions: {} },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: sharedValidator,
+  });
   const listing = tools.map((t) => t.definition);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listing }));
   // Registered as Protocol registers any handler: Server's own registration checks tools/call
@@ -177,11 +186,7 @@ export function createMcpServer(kernel: Kernel, tools: McpTool[], byName: Map<st
     const { tool, args } = toolCallOf(request.params, byName);
     return callTool(kernel, tool, args, extra);
   });
-  const op = (name: string) => {
-    const tool = byName.get(name);
-    if (!tool) throw new Error(`no operation ${name} in the tool table`);
-    return tool.op;
-  };
+  const op = toolOperation(byName);
   server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => listResources(kernel, op, extra.authInfo));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(kernel, op, extra.authInfo, request.params.uri));

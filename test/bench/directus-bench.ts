@@ -1,10 +1,8 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
-import { openStorage, type SqlStorage } from '../../adapters/storage/sql-storage.ts';
+import type { SqlStorage } from '../../adapters/storage/sql-storage.ts';
 import { setLogLevel } from '../../core/log.ts';
-import { issueApiKey } from '../../core/identity/api-keys.ts';
-import { freePort } from '../support/free-port.ts';
 import { createDatabase, startMariaDb } from '../support/mariadb.ts';
 import { startRedis } from '../support/redis.ts';
 import { type DirectusPeer, DIRECTUS_VERSION, directusItem, ensureDirectus, startDirectus } from './directus-peer.ts';
@@ -15,6 +13,7 @@ import { type BenchCase, benchCases, httpQuery, PAGE_SIZE } from './rows-cases.t
 import { companyBody, NAME_NEEDLE } from './rows-dataset.ts';
 import { step } from './rows-listing.ts';
 import { createBenchProject, seedOverHttp } from './seed.ts';
+import { startServiceProcess } from './service-process.ts';
 
 /**
  * `bun run bench:directus`: the Workflow Service in production mode (`start:api` in its own process,
@@ -38,7 +37,6 @@ const ROUNDS = num('BENCH_ROUNDS', 30);
 const WARMUP_ROUNDS = 3;
 const ROOT = resolve(import.meta.dir, '../..');
 const OUT = join(ROOT, '.bench');
-const PLAN = 'bench';
 
 /** One listing asked of both: the service's query string and Directus's. */
 interface Shape {
@@ -74,49 +72,10 @@ async function ourService(
   logPath: string,
   cleanup: CleanupSteps,
 ): Promise<Api & { storage: SqlStorage; workspaceId: string }> {
-  const storage = await openStorage(databaseUrl, { migrate: true, poolSize: 2 });
-  cleanup.add(() => storage.close());
-  const ws = await storage.workspaces.create({ name: 'bench', plan: PLAN });
-  const { api_key } = await issueApiKey(storage.workspaces, ws.id);
-  const port = freePort();
   const log = openSync(logPath, 'a');
-  const proc = Bun.spawn(['bun', join(ROOT, 'app/main.ts')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      SERVE: 'rest',
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: redisUrl,
-      PROVIDER_MODE: 'sandbox',
-      LOG_LEVEL: 'warn',
-      PLANS_JSON: JSON.stringify({
-        [PLAN]: { apiAccess: true, monthlyCredits: 0, maxProjects: null, maxRowsPerProject: null, requestsPerMinute: null },
-      }),
-    },
-    stdin: 'ignore',
-    stdout: log,
-    stderr: log,
-  });
-  closeSync(log);
-  cleanup.add(async () => {
-    proc.kill('SIGTERM');
-    await Promise.race([proc.exited, Bun.sleep(15_000)]);
-    proc.kill('SIGKILL');
-  });
-  const url = `http://127.0.0.1:${port}/api/enterprise`;
-  const deadline = Date.now() + 30_000;
-  while (
-    !(await fetch(`http://127.0.0.1:${port}/ready`).then(
-      (r) => r.ok,
-      () => false,
-    ))
-  ) {
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`the service did not become ready; see ${logPath}`);
-    await Bun.sleep(100);
-  }
-  return { url, key: api_key, storage, workspaceId: ws.id };
+  const service = await startServiceProcess({ databaseUrl, redisUrl, output: log }).finally(() => closeSync(log));
+  cleanup.add(() => service.stop());
+  return { ...service.api, storage: service.storage, workspaceId: service.workspaceId };
 }
 
 async function loadDirectus(d: DirectusPeer, rows: number, singles: number): Promise<number> {

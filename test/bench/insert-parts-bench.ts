@@ -9,16 +9,13 @@
  *
  * Knobs (env): BENCH_INSERT_ROWS=3000 (per variant)  BENCH_INSERT_VARIANTS=plain,unique,tool,watched
  */
-import { join } from 'node:path';
 import Redis from 'ioredis';
 import { sql } from 'kysely';
-import { openStorage } from '../../adapters/storage/sql-storage.ts';
-import { issueApiKey } from '../../core/identity/api-keys.ts';
-import { freePort } from '../support/free-port.ts';
 import { createDatabase, startMariaDb } from '../support/mariadb.ts';
 import { startRedis } from '../support/redis.ts';
 import { benchCases, httpQuery } from './rows-cases.ts';
 import { createBenchProject, seedOverHttp } from './seed.ts';
+import { startServiceProcess } from './service-process.ts';
 
 const ROWS = Number(process.env.BENCH_INSERT_ROWS ?? 3_000);
 /** Inserts before each variant's measure, so the first one does not pay the process's warm-up alone. */
@@ -38,31 +35,9 @@ const WHAT: Record<Variant, string> = {
 const mariadb = await startMariaDb({ flushEachCommit: true, bufferPoolMb: 1024, performanceSchema: true });
 const redisServer = await startRedis({ ownServer: true });
 const redis = new Redis(redisServer.url);
-const databaseUrl = await createDatabase(mariadb.url, 'wfs');
-const storage = await openStorage(databaseUrl, { migrate: true, poolSize: 2 });
+const service = await startServiceProcess({ databaseUrl: await createDatabase(mariadb.url, 'wfs'), redisUrl: redisServer.url });
+const { api, storage } = service;
 const db = storage.database.db;
-const ws = await storage.workspaces.create({ name: 'bench', plan: 'bench' });
-const { api_key } = await issueApiKey(storage.workspaces, ws.id);
-const port = freePort();
-const proc = Bun.spawn(['bun', join(import.meta.dir, '../../app/main.ts')], {
-  env: {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '/tmp',
-    SERVE: 'rest',
-    PORT: String(port),
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redisServer.url,
-    PROVIDER_MODE: 'sandbox',
-    LOG_LEVEL: 'warn',
-    PLANS_JSON: JSON.stringify({
-      bench: { apiAccess: true, monthlyCredits: 0, maxProjects: null, maxRowsPerProject: null, requestsPerMinute: null },
-    }),
-  },
-  stdout: 'ignore',
-  stderr: 'inherit',
-});
-
-const api = { url: `http://127.0.0.1:${port}/api/enterprise`, key: api_key };
 async function call(method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(`${api.url}${path}`, {
     method,
@@ -108,16 +83,6 @@ function shape(text: string): string {
 }
 
 try {
-  for (let i = 0; i < 300; i++) {
-    if (
-      await fetch(`http://127.0.0.1:${port}/ready`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    await Bun.sleep(100);
-  }
   console.log(
     `## Single-row inserts, part by part (${new Date().toISOString().slice(0, 10)})\n\n` +
       `\`bun run bench:inserts\`: ${ROWS.toLocaleString('en-US')} single POST rows in waves of 16 per variant into a \`bun run start\` process ` +
@@ -126,7 +91,7 @@ try {
   );
   let offset = 0;
   for (const variant of chosen) {
-    const { project, columns } = await createBenchProject(storage, ws.id, `inserts ${variant}`);
+    const { project, columns } = await createBenchProject(storage, service.workspaceId, `inserts ${variant}`);
     if (variant === 'unique') await call('PUT', `/projects/${project.id}/settings`, { unique_columns: ['domain'], on_conflict: 'skip' });
     if (variant === 'tool') {
       await call('POST', `/projects/${project.id}/columns`, {
@@ -165,10 +130,8 @@ try {
     console.log('');
   }
 } finally {
-  proc.kill('SIGTERM');
-  await proc.exited;
   redis.disconnect();
-  await storage.close();
+  await service.stop();
   await redisServer.stop();
   await mariadb.stop();
 }

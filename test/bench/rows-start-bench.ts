@@ -6,54 +6,20 @@
  *
  * Knobs (env): BENCH_ROWS=100000  BENCH_SAMPLES=25
  */
-import { join } from 'node:path';
-import { openStorage } from '../../adapters/storage/sql-storage.ts';
-import { issueApiKey } from '../../core/identity/api-keys.ts';
-import { freePort } from '../support/free-port.ts';
 import { createDatabase, startMariaDb } from '../support/mariadb.ts';
 import { startRedis } from '../support/redis.ts';
 import { benchCases, httpQuery } from './rows-cases.ts';
 import { createBenchProject, seedOverHttp } from './seed.ts';
+import { startServiceProcess } from './service-process.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 25);
 const mariadb = await startMariaDb({ flushEachCommit: true, bufferPoolMb: 2048 });
 const redis = await startRedis({ ownServer: true });
-const databaseUrl = await createDatabase(mariadb.url, 'wfs');
-const storage = await openStorage(databaseUrl, { migrate: true, poolSize: 2 });
-const ws = await storage.workspaces.create({ name: 'bench', plan: 'bench' });
-const { api_key } = await issueApiKey(storage.workspaces, ws.id);
-const port = freePort();
-const proc = Bun.spawn(['bun', join(import.meta.dir, '../../app/main.ts')], {
-  env: {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? '/tmp',
-    SERVE: 'rest',
-    PORT: String(port),
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redis.url,
-    PROVIDER_MODE: 'sandbox',
-    LOG_LEVEL: 'warn',
-    PLANS_JSON: JSON.stringify({
-      bench: { apiAccess: true, monthlyCredits: 0, maxProjects: null, maxRowsPerProject: null, requestsPerMinute: null },
-    }),
-  },
-  stdout: 'ignore',
-  stderr: 'inherit',
-});
+const service = await startServiceProcess({ databaseUrl: await createDatabase(mariadb.url, 'wfs'), redisUrl: redis.url });
+const { api, storage } = service;
 try {
-  for (let i = 0; i < 300; i++) {
-    if (
-      await fetch(`http://127.0.0.1:${port}/ready`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    await Bun.sleep(100);
-  }
-  const api = { url: `http://127.0.0.1:${port}/api/enterprise`, key: api_key };
-  const { project, columns } = await createBenchProject(storage, ws.id, 'repro');
+  const { project, columns } = await createBenchProject(storage, service.workspaceId, 'repro');
   const load = await seedOverHttp(api, project.id, columns, 0, ROWS, { batch: 1000, concurrency: 4, singles: ROWS, label: 'start' });
   const one = load.singles;
   console.log(
@@ -67,7 +33,7 @@ try {
       for (let r = 0; r < SAMPLES; r++) {
         const t0 = performance.now();
         await (
-          await fetch(`${api.url}/projects/${project.id}/rows?${httpQuery(c, page)}`, { headers: { 'service-api-key': api_key } })
+          await fetch(`${api.url}/projects/${project.id}/rows?${httpQuery(c, page)}`, { headers: { 'service-api-key': api.key } })
         ).text();
         t.push(performance.now() - t0);
       }
@@ -78,9 +44,7 @@ try {
     }
   }
 } finally {
-  proc.kill('SIGTERM');
-  await proc.exited;
-  await storage.close();
+  await service.stop();
   await redis.stop();
   await mariadb.stop();
 }

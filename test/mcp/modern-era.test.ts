@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { DIALECTS } from '../support/databases.ts';
+import { type McpTestService, rpc, startMcpTestService } from './mcp-support.ts';
+
+/**
+ * MCP 2026-07-28 beside 2025-11-25 on the same URL (docs/mcp.md): the official 2.x client pinned
+ * to the modern revision runs the typical flow without any handshake, while the 1.x client (the
+ * other suites) keeps the legacy one; raw requests check what the modern era promises on the wire.
+ */
+
+const MODERN = '2026-07-28';
+const envelope = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+const modernHeaders = (method: string, name?: string) => ({
+  'mcp-protocol-version': MODERN,
+  'mcp-method': method,
+  ...(name ? { 'mcp-name': name } : {}),
+});
+
+/** The envelope of a tool result (one text content holding the JSON envelope, as in the legacy era). */
+function envelopeOf(result: unknown): { ok: boolean; data?: any; code?: string } {
+  const content = (result as { content: { type: string; text: string }[] }).content;
+  return JSON.parse(content[0]?.text ?? 'null');
+}
+
+describe.each(DIALECTS)('MCP 2026-07-28 on %s', (dialect) => {
+  let t: McpTestService;
+  let client: Client;
+  const key = () => ({ 'service-api-key': t.key });
+  beforeAll(async () => {
+    t = await startMcpTestService(dialect);
+    client = new Client({ name: 'modern-tests', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(t.mcpUrl), { requestInit: { headers: key() } }));
+  });
+  afterAll(async () => {
+    await client.close();
+    await t.stop();
+  });
+
+  test('the 2.x client speaks the modern revision, no session: the typical flow runs', async () => {
+    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const env = envelopeOf(await client.callTool({ name, arguments: args }));
+      if (!env.ok) throw new Error(`${name}: ${JSON.stringify(env)}`);
+      return env.data;
+    };
+    const run = await call('run_builder', {
+      builder_id: 'manual_list_builder',
+      form_data_json: '{"companies":"Acme\\nGlobex"}',
+      wait_seconds: 30,
+    });
+    const projectId = run.project_id as string;
+    const rows = await call('get_project_rows', { project_id: projectId, format: 'values' });
+    expect(rows.total_rows).toBe(2);
+    const column = await call('create_column', {
+      project_id: projectId,
+      name: 'Upper',
+      tool_id: 'formula',
+      config_json: JSON.stringify({ expression: '$uppercase(Name)' }),
+    });
+    expect(column.col_id).toBeString();
+    await call('run_pending_columns', { project_id: projectId, col_ids_json: JSON.stringify([column.col_id]), wait_seconds: 30 });
+    const filled = await call('get_project_rows', { project_id: projectId, format: 'values' });
+    const uppers = (filled.rows as { values: Record<string, unknown> }[]).map((r) => r.values.Upper).sort();
+    expect(uppers).toEqual(['ACME', 'GLOBEX']);
+    // A resource of the project reads in the same era.
+    const read = await client.readResource({ uri: `workflow://projects/${projectId}` });
+    expect(JSON.stringify(read.contents)).toContain(projectId);
+  });
+
+  test('server/discover names both revisions; lists carry resultType and how long they may be cached', async () => {
+    const discovered = await (
+      await rpc(
+        t.mcpUrl,
+        { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope } },
+        {
+          ...key(),
+          ...modernHeaders('server/discover'),
+        },
+      )
+    ).json();
+    expect(discovered.result.supportedVersions).toContain(MODERN);
+    expect(discovered.result.capabilities.tools).toBeDefined();
+    const listed = await (
+      await rpc(
+        t.mcpUrl,
+        { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: envelope } },
+        {
+          ...key(),
+          ...modernHeaders('tools/list'),
+        },
+      )
+    ).json();
+    expect(listed.result.resultType).toBe('complete');
+    expect(listed.result.ttlMs).toBeGreaterThan(0);
+    expect(listed.result.cacheScope).toBe('public');
+    // The same order every time (clients cache and diff it).
+    const again = await (
+      await rpc(
+        t.mcpUrl,
+        { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: envelope } },
+        {
+          ...key(),
+          ...modernHeaders('tools/list'),
+        },
+      )
+    ).json();
+    expect(again.result.tools.map((x: { name: string }) => x.name)).toEqual(listed.result.tools.map((x: { name: string }) => x.name));
+  });
+
+  test('a header that disagrees with the body is -32020; an unknown revision is -32022 naming the ones spoken', async () => {
+    const mismatch = await rpc(
+      t.mcpUrl,
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'get_credits', arguments: {}, _meta: envelope } },
+      { ...key(), ...modernHeaders('tools/call', 'list_projects') },
+    );
+    expect(mismatch.status).toBe(400);
+    expect((await mismatch.json()).error.code).toBe(-32020);
+    const unknown = await rpc(
+      t.mcpUrl,
+      {
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/list',
+        params: { _meta: { ...envelope, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+      },
+      { ...key(), ...modernHeaders('tools/list'), 'mcp-protocol-version': '2099-01-01' },
+    );
+    const body = await unknown.json();
+    expect(body.error.code).toBe(-32022);
+    expect(body.error.data.supported).toContain(MODERN);
+  });
+
+  test('a resource not found is -32602 in the modern era and -32002 for legacy clients; another workspace is not found', async () => {
+    const uri = 'workflow://projects/00000000-0000-0000-0000-000000000000';
+    const modern = await (
+      await rpc(
+        t.mcpUrl,
+        { jsonrpc: '2.0', id: 6, method: 'resources/read', params: { uri, _meta: envelope } },
+        {
+          ...key(),
+          ...modernHeaders('resources/read', uri),
+        },
+      )
+    ).json();
+    expect(modern.error.code).toBe(-32602);
+    const legacy = await (await rpc(t.mcpUrl, { jsonrpc: '2.0', id: 7, method: 'resources/read', params: { uri } }, key())).json();
+    expect(legacy.error.code).toBe(-32002);
+  });
+
+  test('without credentials the modern era gets the same 401 and resource metadata pointer', async () => {
+    const res = await rpc(
+      t.mcpUrl,
+      { jsonrpc: '2.0', id: 8, method: 'tools/list', params: { _meta: envelope } },
+      modernHeaders('tools/list'),
+    );
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('resource_metadata=');
+  });
+});
