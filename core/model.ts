@@ -133,7 +133,7 @@ export interface BuilderCheckpoint {
 export interface ExecutionLogEntry {
   at: string;
   /** `warning`: the run stopped at a row limit while its source had more (shown as builder_status.warning). */
-  step: 'queued' | 'scheduled' | 'skipped' | 'started' | 'resumed' | 'page' | 'retry' | 'warning' | 'completed' | 'failed';
+  step: 'queued' | 'scheduled' | 'skipped' | 'started' | 'resumed' | 'page' | 'retry' | 'warning' | 'completed' | 'failed' | 'cancelled';
   message: string;
   attempt?: number;
   page?: number;

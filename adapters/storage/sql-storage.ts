@@ -17,6 +17,7 @@ import { SqlUserRepo } from './user-repo.ts';
 import { SqlScheduleRepo } from './schedule-repo.ts';
 import { SqlUploadRepo } from './upload-repo.ts';
 import { SqlWebhookRepo } from './webhook-repo.ts';
+import { SqlWorkTaskRepo } from './work-task-repo.ts';
 import { SqlWorkspaceRepo } from './workspace-repo.ts';
 
 /** Storage over Kysely: the same repositories serve MySQL/MariaDB and SQLite. */
@@ -47,6 +48,7 @@ export async function openStorage(url: string, options: { migrate?: boolean; poo
     webhooks: new SqlWebhookRepo(database),
     schedules: new SqlScheduleRepo(database),
     uploads: new SqlUploadRepo(database),
+    tasks: new SqlWorkTaskRepo(database),
     ping: async () => {
       await sql`SELECT 1`.execute(database.db);
     },

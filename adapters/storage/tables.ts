@@ -40,6 +40,20 @@ export interface MembershipTable {
   created_at: number;
 }
 
+/** Long work handed to a caller as a task: a builder or column run of a project (migration 025). */
+export interface WorkTaskTable {
+  id: string;
+  workspace_id: string;
+  project_pk: number;
+  kind: string;
+  /** JSON array of the column ids of a column run (null: a builder run). */
+  col_ids: string | null;
+  total: number;
+  cancelled_at: number | null;
+  created_at: number;
+  expires_at: number;
+}
+
 /** Invitations to a workspace, accepted by the invited person (migration 024). */
 export interface InvitationTable {
   id: string;
@@ -449,4 +463,5 @@ export interface Tables {
   schedules: ScheduleTable;
   uploads: UploadTable;
   upload_parts: UploadPartTable;
+  work_tasks: WorkTaskTable;
 }

@@ -86,7 +86,9 @@ export const BuilderStatusSchema = Type.Object({
 export const ExecutionLogEntrySchema = Type.Object({
   at: Type.String({ format: 'date-time' }),
   step: Type.Union(
-    ['queued', 'scheduled', 'skipped', 'started', 'resumed', 'page', 'retry', 'warning', 'completed', 'failed'].map((s) => Type.Literal(s)),
+    ['queued', 'scheduled', 'skipped', 'started', 'resumed', 'page', 'retry', 'warning', 'completed', 'failed', 'cancelled'].map((s) =>
+      Type.Literal(s),
+    ),
     {
       description:
         'warning: the run stopped at a row limit while its source had more rows; scheduled: the project’s schedule started a run; skipped: a due time started none (the entry says why).',

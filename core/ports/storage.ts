@@ -9,6 +9,7 @@ import type { ScheduleRepo } from './storage/schedules.ts';
 import type { SessionRepo } from './storage/sessions.ts';
 import type { ToolStatsRepo } from './storage/tool-stats.ts';
 import type { UploadRepo } from './storage/uploads.ts';
+import type { WorkTaskRepo } from './storage/work-tasks.ts';
 import type { UserRepo } from './storage/users.ts';
 import type { WebhookRepo } from './storage/webhooks.ts';
 import type { WorkspaceRepo } from './storage/workspaces.ts';
@@ -29,6 +30,7 @@ export * from './storage/tool-stats.ts';
 export * from './storage/webhooks.ts';
 export * from './storage/schedules.ts';
 export * from './storage/uploads.ts';
+export * from './storage/work-tasks.ts';
 
 export interface Storage {
   workspaces: WorkspaceRepo;
@@ -48,6 +50,7 @@ export interface Storage {
   webhooks: WebhookRepo;
   schedules: ScheduleRepo;
   uploads: UploadRepo;
+  tasks: WorkTaskRepo;
   /** Liveness of the database, for health checks. */
   ping(): Promise<void>;
   /** Migrations of this code the database has not applied yet (empty once start-up migrated it). */

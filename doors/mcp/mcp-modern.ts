@@ -1,9 +1,10 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpHandler, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { createMcpHandler, fromJsonSchema, Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { Kernel } from '../../core/kernel.ts';
 import { complete } from './completions.ts';
 import { callTool, INSTRUCTIONS, SERVER_INFO, type ToolCallExtra, toolCallOf, toolOperation } from './mcp-server.ts';
+import { cancelWorkTask, getTask, TASKS_EXTENSION, wantsTasks } from './mcp-tasks.ts';
 import { getPrompt, PROMPTS } from './prompts.ts';
 import { listResources, RESOURCE_TEMPLATES, readResource } from './resources.ts';
 import type { McpTool } from './tool-table.ts';
@@ -18,24 +19,37 @@ import type { McpTool } from './tool-table.ts';
  * handlers the legacy era has (mcp-server.ts), so every operation stays defined once.
  */
 
+const TASK_ID_PARAMS = fromJsonSchema<{ taskId: string }>({
+  type: 'object',
+  properties: { taskId: { type: 'string', minLength: 1, maxLength: 200 } },
+  required: ['taskId'],
+});
+
 /** How long a list a client fetched stays good: the tool, prompt and template lists only change with a deploy. */
 const STATIC_LIST = { ttlMs: 300_000, cacheScope: 'public' as const };
 
 /** What a legacy handler's `extra` held, from the modern request context. */
-function extraOf(ctx: ServerContext): ToolCallExtra {
+function extraOf(ctx: ServerContext, asTask = false): ToolCallExtra {
   const meta = ctx.mcpReq._meta as { progressToken?: string | number } | undefined;
   return {
     authInfo: ctx.http?.authInfo as AuthInfo | undefined,
     signal: ctx.mcpReq.signal,
     ...(meta?.progressToken !== undefined ? { _meta: { progressToken: meta.progressToken } } : {}),
     sendNotification: (n: ServerNotification) => ctx.mcpReq.notify(n as never),
+    asTask,
   };
 }
 
 /** A fresh server for one modern request (the handler makes one per request, as the legacy era does). */
 function modernServer(kernel: Kernel, tools: McpTool[], byName: Map<string, McpTool>): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false }, resources: {}, prompts: {}, completions: {} },
+    capabilities: {
+      tools: { listChanged: false },
+      resources: {},
+      prompts: {},
+      completions: {},
+      extensions: { [TASKS_EXTENSION]: {} },
+    },
     instructions: INSTRUCTIONS,
     cacheHints: {
       'tools/list': STATIC_LIST,
@@ -52,8 +66,16 @@ function modernServer(kernel: Kernel, tools: McpTool[], byName: Map<string, McpT
   server.setRequestHandler('tools/list', async () => ({ tools: listing }) as never);
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { tool, args } = toolCallOf(request.params, byName);
-    return (await callTool(kernel, tool, args, extraOf(ctx))) satisfies CallToolResult as never;
+    const asTask = wantsTasks(server.getClientCapabilities());
+    return (await callTool(kernel, tool, args, extraOf(ctx, asTask))) satisfies CallToolResult as never;
   });
+  // Registered with their params' schema: the SDK dispatches an extension's methods only so.
+  server.setRequestHandler('tasks/get', { params: TASK_ID_PARAMS }, async (params, ctx) =>
+    getTask(kernel, authOf(ctx), (params as { taskId: string }).taskId),
+  );
+  server.setRequestHandler('tasks/cancel', { params: TASK_ID_PARAMS }, async (params, ctx) =>
+    cancelWorkTask(kernel, authOf(ctx), (params as { taskId: string }).taskId),
+  );
   server.setRequestHandler('resources/list', async (_request, ctx) => (await listResources(kernel, op, authOf(ctx))) as never);
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: RESOURCE_TEMPLATES }) as never);
   server.setRequestHandler(

@@ -29,6 +29,7 @@ import { complete } from './completions.ts';
 import { getPrompt, PROMPTS } from './prompts.ts';
 import { listResources, RESOURCE_TEMPLATES, readResource } from './resources.ts';
 import { callerOf } from './mcp-auth.ts';
+import { taskHandle } from './mcp-tasks.ts';
 import { type DecodedArguments, decodeArguments } from './tool-arguments.ts';
 import type { McpTool } from './tool-table.ts';
 
@@ -50,6 +51,8 @@ export interface ToolCallExtra {
   signal?: AbortSignal;
   _meta?: { progressToken?: string | number };
   sendNotification?: (notification: ServerNotification) => Promise<void>;
+  /** The client takes a task handle for long work (MCP Tasks, modern era): no wait, a task instead. */
+  asTask?: boolean;
 }
 
 /** notifications/progress for the request's progressToken, when it carries one (else nothing is sent). */
@@ -74,15 +77,25 @@ function callSignal(extra: ToolCallExtra): AbortSignal | undefined {
   return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
 }
 
-/** The project and columns a call's wait_seconds watches: the project it created, or the one whose columns it ran. */
-async function waitAfter(kernel: Kernel, tool: McpTool, decoded: DecodedArguments, data: unknown, extra: ToolCallExtra) {
+/** The work a waitable call started: the project it created, or the one whose columns it ran (and which). */
+async function workOf(kernel: Kernel, tool: McpTool, decoded: DecodedArguments, data: unknown, extra: ToolCallExtra) {
   const caller = callerOf(extra.authInfo);
   const created = tool.op.waitable === 'created';
   const projectId = created ? (data as { project_id?: string }).project_id : decoded.params.project_id;
   const project = caller.workspace && projectId ? await kernel.storage.projects.get(caller.workspace.id, projectId) : undefined;
   if (!project) return undefined;
   const colIds = created ? undefined : (decoded.body() as { col_ids?: string[] } | undefined)?.col_ids;
-  return waitOn(kernel, project, decoded.waitSeconds ?? 0, colIds, { progress: progressReporter(extra), signal: callSignal(extra) });
+  return { project, colIds, created };
+}
+
+/** The project and columns a call's wait_seconds watches, waited for. */
+async function waitAfter(kernel: Kernel, tool: McpTool, decoded: DecodedArguments, data: unknown, extra: ToolCallExtra) {
+  const work = await workOf(kernel, tool, decoded, data, extra);
+  if (!work) return undefined;
+  return waitOn(kernel, work.project, decoded.waitSeconds ?? 0, work.colIds, {
+    progress: progressReporter(extra),
+    signal: callSignal(extra),
+  });
 }
 
 /** Runs one tool call through the call pipeline, as REST runs the same operation, and wraps the outcome in an envelope. */
@@ -115,6 +128,15 @@ export async function callTool(
     signal: callSignal(extra),
   });
   if (!outcome.ok) return toolResult(outcomeEnvelope({ ...outcome, failure: inArgumentTerms(outcome.failure, tool.renames) }));
+  // A client that takes tasks gets one for the work the call started, instead of a wait.
+  if (extra.asTask && tool.op.waitable && decoded) {
+    const work = await workOf(kernel, tool, decoded, outcome.data, extra);
+    if (work) {
+      const total = work.created ? 0 : Number((outcome.data as { queued?: number }).queued ?? 0);
+      const kind = work.created ? 'builder' : 'columns';
+      return (await taskHandle(kernel, work.project, { kind, total, ...(work.colIds ? { colIds: work.colIds } : {}) })) as never;
+    }
+  }
   // wait_seconds: the work the call started, waited for here; the answer's data stays REST's.
   let wait: Awaited<ReturnType<typeof waitAfter>> | { ended: false; error: string } | undefined;
   if (decoded?.waitSeconds) {

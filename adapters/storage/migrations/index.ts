@@ -21,6 +21,7 @@ import { webhooks } from './019-webhooks.ts';
 import { schedules } from './020-schedules.ts';
 import { credentialMakers } from './023-credential-makers.ts';
 import { invitations } from './024-invitations.ts';
+import { workTasks } from './025-work-tasks.ts';
 import { jobTenants } from './022-job-tenants.ts';
 import { uploads } from './021-uploads.ts';
 
@@ -52,6 +53,7 @@ export function migrationProvider(types: SchemaTypes): MigrationProvider {
         '022-job-tenants': jobTenants(),
         '023-credential-makers': credentialMakers(),
         '024-invitations': invitations(types),
+        '025-work-tasks': workTasks(types),
       };
     },
   };

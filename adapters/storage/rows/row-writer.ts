@@ -30,6 +30,8 @@ async function writeBuilderState(db: Kysely<Tables>, projectPk: number, state: B
   let q = db.updateTable('projects').set(builderStateValues(state)).where('pk', '=', projectPk);
   if (state.checkpointWas !== undefined) {
     const was = state.checkpointWas;
+    // A run cancelled (or ended) meanwhile takes no more pages: the write fails as stale, rows and all.
+    q = q.where('builder_status', 'in', ['queued', 'running']);
     q = was === null ? q.where('builder_checkpoint', 'is', null) : q.where('builder_checkpoint', '=', JSON.stringify(was));
   }
   const r = await q.executeTakeFirst();

@@ -38,6 +38,16 @@ export interface BuilderRun {
   pending: PageWrites;
 }
 
+/**
+ * A cancelled run (core/services/work-tasks.ts) pays for the rows it wrote and gets the rest of its
+ * reservation back; settling is idempotent, so the attempt that finds it cancelled settles, whichever.
+ */
+export async function settleCancelled(kernel: Kernel, project: Project, rowsCreated: number): Promise<void> {
+  const builder = project.builderId ? kernel.plugins.builder(project.builderId) : undefined;
+  if (!builder) return;
+  await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, rowsCreated, runScopeOf(project.builderCheckpoint));
+}
+
 /** Adds a step to the run's log (the newest LOG_LIMIT kept) and answers the log to store. */
 export function note(run: Pick<BuilderRun, 'logEntries'>, entry: Omit<ExecutionLogEntry, 'at'>): ExecutionLogEntry[] {
   run.logEntries.push({ at: new Date().toISOString(), ...entry });
@@ -55,7 +65,10 @@ export async function openRun(kernel: Kernel, job: Job, jobCtx: JobContext): Pro
   const { projects } = kernel.storage;
   const project = await projects.getByPk(project_pk);
   // Gone (deleted), or already finished by an earlier delivery: nothing to do.
-  if (!project?.builderId || !['queued', 'running'].includes(project.builderStatus)) return null;
+  if (!project?.builderId || !['queued', 'running'].includes(project.builderStatus)) {
+    if (project?.builderStatus === 'cancelled') await settleCancelled(kernel, project, project.builderCheckpoint?.rows_created ?? 0);
+    return null;
+  }
   const builder = kernel.plugins.builder(project.builderId);
   const logEntries: ExecutionLogEntry[] = [...project.executionLog];
   if (!builder) {

@@ -4,7 +4,7 @@ import { log } from '../../log.ts';
 import { ProviderError } from '../../plugins/provider-http.ts';
 import { retryableError } from '../../ports/queue.ts';
 import { StaleBuilderRun } from '../../ports/storage.ts';
-import { type BuilderRun, note } from './builder-run.ts';
+import { type BuilderRun, note, settleCancelled } from './builder-run.ts';
 import { failRun, forgetUpload, tellBuilderEnded } from './run-events-and-uploads.ts';
 
 const fieldsOf = (run: BuilderRun) => ({
@@ -59,6 +59,12 @@ export async function endOnError(run: BuilderRun, e: unknown): Promise<void> {
   const unwritten = logEntries.filter((entry) => entry.step === 'page' && (entry.page ?? 0) > pending.committedPages);
   for (const entry of unwritten) logEntries.splice(logEntries.indexOf(entry), 1);
   if (e instanceof StaleBuilderRun) {
+    const now = await kernel.storage.projects.getByPk(project.pk);
+    if (now?.builderStatus === 'cancelled') {
+      await settleCancelled(kernel, now, run.created);
+      log.info('builder run stopped: cancelled', { ...fieldsOf(run), rows: run.created });
+      return;
+    }
     log.info('builder attempt stopped: another attempt carries the run', { job_id: job.id, worker: jobCtx.workerId });
     return;
   }
