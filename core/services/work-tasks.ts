@@ -92,7 +92,7 @@ export async function viewTask(kernel: Kernel, workspaceId: string, id: string):
  */
 export async function cancelTask(kernel: Kernel, workspaceId: string, id: string): Promise<TaskView | undefined> {
   const view = await viewTask(kernel, workspaceId, id);
-  if (!view || view.status !== 'working') return view;
+  if (view?.status !== 'working') return view;
   const { task, project } = view;
   if (task.kind === 'builder' && (project.builderStatus === 'queued' || project.builderStatus === 'running')) {
     await kernel.storage.projects.setBuilderState(project.pk, {

@@ -10,7 +10,6 @@ import type { SchemaTypes } from '../dialect.ts';
  */
 export function workTasks(t: SchemaTypes): Migration {
   return {
-    // biome-ignore lint/suspicious/noExplicitAny: migrations run on any schema version
     async up(db: Kysely<any>) {
       await db.schema
         .createTable('work_tasks')
