@@ -19,7 +19,7 @@ import { corsHeaders, type OriginGuard } from './origin-guard.ts';
 import { MCP_SCOPES, type McpUrls, protectedResourceMetadata } from '../../core/identity/oauth/resource-urls.ts';
 import { statusPage } from './status-page.ts';
 import type { McpTool } from './tool-table.ts';
-import type { modernMcpHandler } from './mcp-modern.ts';
+import type { modernMcp } from './mcp-modern.ts';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
 
 const ASSETS = resolve(import.meta.dir, 'assets');
@@ -32,8 +32,8 @@ export interface McpHostContext {
   byName: Map<string, McpTool>;
   auth: McpAuthContext;
   guard: OriginGuard;
-  /** The handler of MCP 2026-07-28 requests (mcp-modern.ts). */
-  modern: ReturnType<typeof modernMcpHandler>;
+  /** The handler of MCP 2026-07-28 requests and its listen feed (mcp-modern.ts). */
+  modern: ReturnType<typeof modernMcp>;
 }
 
 /** HTTP 401 with the RFC 9728 pointer, and the `unauthorized` envelope as body. */
@@ -119,8 +119,8 @@ async function singleMessage(body: RpcBody): Promise<RpcBody | Response> {
     return { request: again }; // the transport answers the syntax error
   }
   if (parsed.inexact) return inexactRefusal(parsed.value, parsed.inexact);
-  // Parsed here only to learn whether it asks for progress (a streamed answer); the transport parses it otherwise.
-  return text.includes('"progressToken"') ? { request: again, parsed: parsed.value } : { request: again };
+  // Handed on parsed: the era, progress (a streamed answer) and a listen's resources are read from it.
+  return { request: again, parsed: parsed.value };
 }
 
 /**
@@ -185,7 +185,21 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
   // Both protocol eras on one URL, decided per request as the spec's versioning says (the SDK's
   // classifier): a 2025-era message (initialize, or no version envelope) keeps the legacy path.
   if (!(await isLegacyRequest(message.request, message.parsed))) {
-    return ctx.modern.fetch(message.request, { authInfo, ...(message.parsed !== undefined ? { parsedBody: message.parsed } : {}) });
+    const held = await listenHeld(ctx, authInfo, message.parsed);
+    const refusal = listenRefusal(held.refused, message.parsed);
+    if (refusal) return refusal;
+    const response = await ctx.modern.handler
+      .fetch(message.request, { authInfo, ...(message.parsed !== undefined ? { parsedBody: message.parsed } : {}) })
+      .catch((e) => {
+        held.release();
+        throw e;
+      });
+    // A listen stream holds its projects' watches until it ends; any other answer holds none.
+    if (!response.body || !response.headers.get('content-type')?.includes('text/event-stream')) {
+      held.release();
+      return response;
+    }
+    return closingWithStream(response, held.release);
   }
   const server = createMcpServer(ctx.kernel, ctx.tools, ctx.byName);
   // A request that asks for progress is answered as an SSE stream (its notifications, then its
@@ -213,6 +227,25 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
     return response;
   }
   return closingWithStream(response, () => void server.close().catch(() => undefined));
+}
+
+/** A `subscriptions/listen` request's projects watched for its stream (refused URIs answered, nothing watched). */
+function listenHeld(ctx: McpHostContext, authInfo: AuthInfo, message: unknown) {
+  const { method, params } = (message ?? {}) as { method?: unknown; params?: unknown };
+  return method === 'subscriptions/listen'
+    ? ctx.modern.feed.hold(authInfo, params)
+    : Promise.resolve({ refused: [] as string[], release: () => undefined });
+}
+
+/** Listening to a resource the caller cannot read is "not found" (-32602, as a read of it is). */
+function listenRefusal(refused: string[], message: unknown): Response | undefined {
+  if (refused.length === 0) return undefined;
+  const id = (message as { id?: unknown } | null)?.id;
+  return Response.json({
+    jsonrpc: '2.0',
+    error: { code: -32602, message: `Resource not found: ${refused[0]?.slice(0, 200)}`, data: { uri: refused[0] } },
+    id: typeof id === 'string' || typeof id === 'number' ? id : null,
+  });
 }
 
 /** Whether a message is a request whose _meta carries a progressToken. */

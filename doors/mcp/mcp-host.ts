@@ -8,7 +8,7 @@ import { originGuard } from './origin-guard.ts';
 import { acceptedAudiences, mcpUrls } from '../../core/identity/oauth/resource-urls.ts';
 import { buildTools } from './tool-table.ts';
 import { IDLE_TIMEOUT_S } from '../http/stop-gracefully.ts';
-import { modernMcpHandler } from './mcp-modern.ts';
+import { modernMcp } from './mcp-modern.ts';
 
 export interface RunningMcpHost {
   /** Where this process serves MCP, e.g. http://127.0.0.1:3001/mcp. */
@@ -49,7 +49,7 @@ export function startMcpHost(kernel: Kernel, ops: AnyOperation[]): RunningMcpHos
     urls,
     tools,
     byName,
-    modern: modernMcpHandler(kernel, tools, byName),
+    modern: modernMcp(kernel, tools, byName),
     auth: { kernel, resource: urls.resource, verifyJwt },
     guard: originGuard(config, urls),
   };

@@ -7,6 +7,7 @@ import { callTool, INSTRUCTIONS, SERVER_INFO, type ToolCallExtra, toolCallOf, to
 import { cancelWorkTask, getTask, TASKS_EXTENSION, wantsTasks } from './mcp-tasks.ts';
 import { getPrompt, PROMPTS } from './prompts.ts';
 import { listResources, RESOURCE_TEMPLATES, readResource } from './resources.ts';
+import { listenFeed } from './mcp-listen.ts';
 import type { McpTool } from './tool-table.ts';
 
 /**
@@ -45,7 +46,8 @@ function modernServer(kernel: Kernel, tools: McpTool[], byName: Map<string, McpT
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: { listChanged: false },
-      resources: {},
+      // subscribe: a project's resources can be listened to (mcp-listen.ts).
+      resources: { subscribe: true },
       prompts: {},
       completions: {},
       extensions: { [TASKS_EXTENSION]: {} },
@@ -94,11 +96,15 @@ function modernServer(kernel: Kernel, tools: McpTool[], byName: Map<string, McpT
   return server;
 }
 
-/** The handler of modern-era requests (legacy ones are answered by mcp-app.ts's own path, never here). */
-export function modernMcpHandler(kernel: Kernel, tools: McpTool[], byName: Map<string, McpTool>) {
-  return createMcpHandler(() => modernServer(kernel, tools, byName), {
+/**
+ * The handler of modern-era requests (legacy ones are answered by mcp-app.ts's own path, never
+ * here), and the feed of project events into its `subscriptions/listen` streams.
+ */
+export function modernMcp(kernel: Kernel, tools: McpTool[], byName: Map<string, McpTool>) {
+  const handler = createMcpHandler(() => modernServer(kernel, tools, byName), {
     legacy: 'reject',
     responseMode: 'auto',
     maxRequestBodySize: kernel.config.maxBodyBytes,
   });
+  return { handler, feed: listenFeed(kernel, (uri) => handler.notify.resourceUpdated(uri)) };
 }

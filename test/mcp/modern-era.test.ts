@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { DIALECTS } from '../support/databases.ts';
+import { until } from '../support/until.ts';
 import { type McpTestService, rpc, startMcpTestService } from './mcp-support.ts';
 
 /**
@@ -150,6 +151,33 @@ describe.each(DIALECTS)('MCP 2026-07-28 on %s', (dialect) => {
     expect(modern.error.code).toBe(-32602);
     const legacy = await (await rpc(t.mcpUrl, { jsonrpc: '2.0', id: 7, method: 'resources/read', params: { uri } }, key())).json();
     expect(legacy.error.code).toBe(-32002);
+  });
+
+  test("subscriptions/listen on a project's resource: a row added through REST arrives as resources/updated; another workspace's is not found", async () => {
+    const made = envelopeOf(
+      await client.callTool({
+        name: 'run_builder',
+        arguments: { builder_id: 'manual_list_builder', form_data_json: '{"companies":"Acme"}' },
+      }),
+    );
+    const uri = `workflow://projects/${made.data.project_id}`;
+    const updated: string[] = [];
+    client.setNotificationHandler('notifications/resources/updated', async (n) => {
+      updated.push(String((n.params as { uri?: string }).uri));
+    });
+    const subscription = await client.listen({ resourceSubscriptions: [uri] });
+    expect(subscription.honoredFilter.resourceSubscriptions).toEqual([uri]);
+    const added = await t.api('POST', `/projects/${made.data.project_id}/rows`, { body: { company: { Name: 'Globex', Domain: null } } });
+    expect(added.status).toBe(201);
+    await until(() => (updated.includes(uri) ? true : undefined), 20_000);
+    await subscription.close();
+    // A project of another workspace cannot be listened to (it is not found, as a read of it is not).
+    const other = await t.newWorkspace();
+    const theirs = await t.api('POST', '/projects', {
+      body: { builder_id: 'manual_list_builder', form_data: { companies: 'Hidden' } },
+      headers: { 'service-api-key': other.key },
+    });
+    await expect(client.listen({ resourceSubscriptions: [`workflow://projects/${theirs.body.project_id}`] })).rejects.toThrow(/not found/i);
   });
 
   test('without credentials the modern era gets the same 401 and resource metadata pointer', async () => {
