@@ -4,7 +4,7 @@ import { createMcpHandler, fromJsonSchema, Server, type ServerContext } from '@m
 import type { Kernel } from '../../core/kernel.ts';
 import { complete } from './completions.ts';
 import { callTool, INSTRUCTIONS, SERVER_INFO, type ToolCallExtra, toolCallOf, toolOperation } from './mcp-server.ts';
-import { cancelWorkTask, getTask, TASKS_EXTENSION, wantsTasks } from './mcp-tasks.ts';
+import { cancelWorkTask, getTask, requireTasks, TASKS_EXTENSION, updateWorkTask, wantsTasks } from './mcp-tasks.ts';
 import { getPrompt, PROMPTS } from './prompts.ts';
 import { listResources, RESOURCE_TEMPLATES, readResource } from './resources.ts';
 import { listenFeed } from './mcp-listen.ts';
@@ -72,12 +72,18 @@ function modernServer(kernel: Kernel, tools: McpTool[], byName: Map<string, McpT
     return (await callTool(kernel, tool, args, extraOf(ctx, asTask))) satisfies CallToolResult as never;
   });
   // Registered with their params' schema: the SDK dispatches an extension's methods only so.
-  server.setRequestHandler('tasks/get', { params: TASK_ID_PARAMS }, async (params, ctx) =>
-    getTask(kernel, authOf(ctx), (params as { taskId: string }).taskId),
-  );
-  server.setRequestHandler('tasks/cancel', { params: TASK_ID_PARAMS }, async (params, ctx) =>
-    cancelWorkTask(kernel, authOf(ctx), (params as { taskId: string }).taskId),
-  );
+  server.setRequestHandler('tasks/get', { params: TASK_ID_PARAMS }, async (params, ctx) => {
+    requireTasks(server.getClientCapabilities());
+    return getTask(kernel, authOf(ctx), (params as { taskId: string }).taskId);
+  });
+  server.setRequestHandler('tasks/cancel', { params: TASK_ID_PARAMS }, async (params, ctx) => {
+    requireTasks(server.getClientCapabilities());
+    return cancelWorkTask(kernel, authOf(ctx), (params as { taskId: string }).taskId);
+  });
+  server.setRequestHandler('tasks/update', { params: TASK_ID_PARAMS }, async (params, ctx) => {
+    requireTasks(server.getClientCapabilities());
+    return updateWorkTask(kernel, authOf(ctx), (params as { taskId: string }).taskId);
+  });
   server.setRequestHandler('resources/list', async (_request, ctx) => (await listResources(kernel, op, authOf(ctx))) as never);
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: RESOURCE_TEMPLATES }) as never);
   server.setRequestHandler(

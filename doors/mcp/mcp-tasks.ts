@@ -1,4 +1,5 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { MissingRequiredClientCapabilityError } from '@modelcontextprotocol/server';
 import type { Kernel } from '../../core/kernel.ts';
 import type { Project } from '../../core/model.ts';
 import { cancelTask, startTask, type TaskView, viewTask } from '../../core/services/work-tasks.ts';
@@ -39,14 +40,27 @@ function taskFields(view: TaskView) {
   };
 }
 
-/** What tasks/get and tasks/cancel answer: the task, with its result once completed or its error once failed. */
+/**
+ * What tasks/get answers: the task, with the call's result inlined once it ended. Work that ran and
+ * failed (a builder run's error) is a completed task whose result is an error envelope (`isError`),
+ * as the extension says; `failed` is kept for protocol errors, which this work does not raise.
+ */
 function detailed(view: TaskView) {
-  const fields = taskFields(view);
-  if (view.status === 'completed') {
-    return { ...fields, result: toolResult(success({ project_id: view.project.id, ...view.state })) };
+  const { status, ...fields } = taskFields(view);
+  if (view.status === 'failed') {
+    // As builder_status tells the failure: the builder's source (a provider, a file) gave out.
+    const envelope = {
+      ok: false as const,
+      error: true as const,
+      code: 'http_error' as const,
+      detail: { message: view.error ?? 'the builder run failed', reason: 'builder_failed', project_id: view.project.id },
+      status_code: 502,
+    };
+    return { ...fields, status: 'completed', result: toolResult(envelope) };
   }
-  if (view.status === 'failed') return { ...fields, error: { code: -32603, message: view.error ?? 'the work failed' } };
-  return fields;
+  if (view.status === 'completed')
+    return { ...fields, status, result: toolResult(success({ project_id: view.project.id, ...view.state })) };
+  return { ...fields, status };
 }
 
 /** The answer of a tools/call that started work: its task handle (`content` stays, empty, for clients that read it). */
@@ -75,9 +89,23 @@ export async function getTask(kernel: Kernel, authInfo: AuthInfo | undefined, ta
   return detailed(view);
 }
 
+/** tasks/cancel: an empty acknowledgement, the same for a task that had ended already; the status shows in tasks/get. */
 export async function cancelWorkTask(kernel: Kernel, authInfo: AuthInfo | undefined, taskId: string) {
   const workspaceId = workspaceOf(authInfo);
   const view = workspaceId ? await cancelTask(kernel, workspaceId, taskId) : undefined;
   if (!view) throw notFound(taskId);
-  return detailed(view);
+  return {};
+}
+
+/** The task methods of a client that did not declare the extension: -32021 (HTTP 400), naming what to declare. */
+export function requireTasks(capabilities: unknown): void {
+  if (!wantsTasks(capabilities)) {
+    throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+  }
+}
+
+/** tasks/update gives input to a task that asked for it; this server's tasks never do. */
+export async function updateWorkTask(kernel: Kernel, authInfo: AuthInfo | undefined, taskId: string): Promise<never> {
+  await getTask(kernel, authInfo, taskId); // unknown or another workspace's: not found
+  throw new RpcError(-32602, `Task "${taskId}" is not waiting for input: this server's tasks never ask for any`);
 }

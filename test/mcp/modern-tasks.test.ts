@@ -97,10 +97,15 @@ describe.each(DIALECTS)('MCP tasks on %s', (dialect) => {
       return /\b[1-9]\d* of 400 rows written/.test(now.statusMessage) ? now : undefined;
     }, 60_000);
     expect(task.status).toBe('working');
-    const cancelled = await request('tasks/cancel', { taskId: handle.taskId }, { name: handle.taskId });
+    const ack = await request('tasks/cancel', { taskId: handle.taskId }, { name: handle.taskId });
+    expect(ack).toMatchObject({ resultType: 'complete' });
+    expect(ack.taskId).toBeUndefined(); // an empty acknowledgement: the status shows in tasks/get
+    const cancelled = await request('tasks/get', { taskId: handle.taskId }, { name: handle.taskId });
     expect(cancelled.status).toBe('cancelled');
     const projectId = cancelled._meta['workflow-service/project_id'];
     expect(projectId).toBe(handle._meta['workflow-service/project_id']);
+    // Cancelling again, once it ended, is the same acknowledgement.
+    expect(await request('tasks/cancel', { taskId: handle.taskId }, { name: handle.taskId })).toMatchObject({ resultType: 'complete' });
     // The run stops: the rows stop growing, short of the 400 asked for.
     let last = -1;
     const settled = await until(async () => {
@@ -143,8 +148,8 @@ describe.each(DIALECTS)('MCP tasks on %s', (dialect) => {
     const handle = await tool('run_pending_columns', { project_id: made.project_id, col_ids_json: JSON.stringify([column.col_id]) });
     expect(handle.resultType).toBe('task');
     expect(handle.statusMessage).toMatch(/^\d+ of 60 cells ended$/);
-    const cancelled = await request('tasks/cancel', { taskId: handle.taskId }, { name: handle.taskId });
-    expect(cancelled.status).toBe('cancelled');
+    await request('tasks/cancel', { taskId: handle.taskId }, { name: handle.taskId });
+    expect((await request('tasks/get', { taskId: handle.taskId }, { name: handle.taskId })).status).toBe('cancelled');
     // Nothing stays queued; the cells not started are pending again (a later run picks them up).
     const statuses = await until(async () => {
       const page = envelopeOf(
@@ -165,5 +170,13 @@ describe.each(DIALECTS)('MCP tasks on %s', (dialect) => {
       code: -32602,
     });
     await expect(request('tasks/get', { taskId: 'nope' }, { name: 'nope' })).rejects.toMatchObject({ code: -32602 });
+    // A client that did not declare the extension has no task methods (-32021, a capability it lacks).
+    await expect(request('tasks/get', { taskId: handle.taskId }, { name: handle.taskId, tasks: false })).rejects.toMatchObject({
+      code: -32021,
+    });
+    // No task here ever waits for input.
+    await expect(request('tasks/update', { taskId: handle.taskId, inputResponses: {} }, { name: handle.taskId })).rejects.toMatchObject({
+      code: -32602,
+    });
   });
 });
