@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type McpTestService, startMcpTestService } from './mcp-support.ts';
+import { startMcpTestService } from './mcp-support.ts';
 
 /** The official MCP conformance suite (a dev dependency: nothing is downloaded at test time). */
 const CONFORMANCE = resolve(import.meta.dir, '../../node_modules/@modelcontextprotocol/conformance/dist/index.js');
