@@ -359,6 +359,17 @@ describe.each(DIALECTS)('OAuth authorization server on %s', (dialect) => {
     expect((await register({ token_endpoint_auth_method: 'private_key_jwt' })).body.error).toBe('invalid_client_metadata');
     const native = await register({ redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback'] });
     expect(native.status).toBe(201);
+    // application_type (OpenID Connect registration): honoured when given, else read from the redirects.
+    expect(native.body.application_type).toBe('native');
+    expect((await register({ redirect_uris: ['https://agent.example/cb'] })).body.application_type).toBe('web');
+    const web = await register({ application_type: 'web', redirect_uris: ['http://127.0.0.1:8765/cb'] });
+    expect(web.status).toBe(400);
+    expect(web.body).toMatchObject({ error: 'invalid_redirect_uri', error_description: expect.stringContaining('"native"') });
+    expect((await register({ application_type: 'web', redirect_uris: ['https://localhost/cb'] })).body.error).toBe('invalid_redirect_uri');
+    expect((await register({ application_type: 'native', redirect_uris: ['http://127.0.0.1:8765/cb'] })).body.application_type).toBe(
+      'native',
+    );
+    expect((await register({ application_type: 'desktop' })).body.error).toBe('invalid_client_metadata');
   });
 
   test('a URL client_id reads its Client ID Metadata Document (fetched under the network policy)', async () => {

@@ -36,9 +36,31 @@ function redirectUris(value: unknown, error: string): string[] {
   });
 }
 
+/**
+ * OpenID Connect's `application_type`: a `web` client redirects to https pages of its own site; a
+ * `native` one (desktop, CLI, IDE) to a loopback port or its private-use scheme (RFC 8252). Not
+ * given, it is read from the redirect URIs (MCP clients long registered without it).
+ */
+function applicationType(value: unknown, uris: string[]): 'web' | 'native' {
+  const nativeOnly = (u: string) => !u.startsWith('https://');
+  if (value === undefined || value === null) return uris.some(nativeOnly) ? 'native' : 'web';
+  if (value !== 'web' && value !== 'native') throw new OAuthError('invalid_client_metadata', 'application_type must be "web" or "native"');
+  if (value === 'web') {
+    const local = uris.find((u) => nativeOnly(u) || /^https:\/\/(localhost|127\.0\.0\.1|\[::1\])[:/]/i.test(u));
+    if (local) {
+      throw new OAuthError(
+        'invalid_redirect_uri',
+        `A "web" application redirects to https pages of its site, not ${local}: register it with application_type "native"`,
+      );
+    }
+  }
+  return value;
+}
+
 /** What a registration asks for, checked (RFC 7591 §2); only what this server does is accepted. */
 function checkMetadata(body: Record<string, unknown>) {
   const uris = redirectUris(body.redirect_uris, 'invalid_redirect_uri');
+  const application_type = applicationType(body.application_type, uris);
   const method = body.token_endpoint_auth_method ?? 'client_secret_basic';
   if (!AUTH_METHODS.includes(method as (typeof AUTH_METHODS)[number])) {
     throw new OAuthError('invalid_client_metadata', `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`);
@@ -53,6 +75,7 @@ function checkMetadata(body: Record<string, unknown>) {
   }
   return {
     redirect_uris: uris,
+    application_type,
     token_endpoint_auth_method: method as OAuthClientRecord['authMethod'],
     grant_types: grants as string[],
     response_types: responses as string[],
