@@ -15,7 +15,7 @@ import { issueApiKey } from '../../core/identity/api-keys.ts';
 import { freePort } from '../support/free-port.ts';
 import { createDatabase, startMariaDb } from '../support/mariadb.ts';
 import { type Latency, summarize } from './measure.ts';
-import { flowClient, flowPolling, flowTable, flowWithWaits, RECORD_COLUMNS, rpcPost, toolsListSize } from './mcp-flow.ts';
+import { flowClient, flowPolling, flowTable, flowWithWaits, modernRpcPost, RECORD_COLUMNS, rpcPost, toolsListSize } from './mcp-flow.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -58,28 +58,19 @@ async function run(call: () => Promise<void>, concurrency: number, total: number
 }
 
 /**
- * Measures two doors in alternating rounds (REST, MCP, REST, MCP, …), so a burst of background
- * load on a shared machine lands on both rather than on whichever ran at that moment.
+ * Measures the doors in alternating rounds (REST, MCP, MCP modern, REST, …), so a burst of
+ * background load on a shared machine lands on each rather than on whichever ran at that moment.
  */
-async function compare(
-  a: () => Promise<void>,
-  b: () => Promise<void>,
-  concurrency: number,
-  total: number,
-): Promise<[Latency & { rps: number }, Latency & { rps: number }]> {
-  for (let i = 0; i < WARMUP; i++) {
-    await a();
-    await b();
-  }
+async function compare(doors: (() => Promise<void>)[], concurrency: number, total: number): Promise<(Latency & { rps: number })[]> {
+  for (let i = 0; i < WARMUP; i++) for (const door of doors) await door();
   const rounds = 6;
-  const times: [number[], number[]] = [[], []];
-  const wall: [number, number] = [0, 0];
+  const times = doors.map((): number[] => []);
+  const wall = doors.map(() => 0);
   for (let r = 0; r < rounds; r++) {
-    wall[0] += await run(a, concurrency, Math.ceil(total / rounds), times[0]);
-    wall[1] += await run(b, concurrency, Math.ceil(total / rounds), times[1]);
+    for (const [i, door] of doors.entries())
+      wall[i] = (wall[i] ?? 0) + (await run(door, concurrency, Math.ceil(total / rounds), times[i] ?? []));
   }
-  const result = (i: 0 | 1) => ({ ...summarize(times[i]), rps: times[i].length / (wall[i] / 1000) });
-  return [result(0), result(1)];
+  return doors.map((_, i) => ({ ...summarize(times[i] ?? []), rps: (times[i]?.length ?? 0) / ((wall[i] ?? 1) / 1000) }));
 }
 
 /**
@@ -160,40 +151,52 @@ async function main(): Promise<void> {
       if (r.status !== 200) throw new Error(`REST ${path} answered ${r.status}`);
       await r.json();
     };
-    const mcpCall = (name: string, args: Record<string, unknown>) => async (key: string) => {
-      const r = await rpcPost(mcp, key, 'tools/call', { name, arguments: args });
-      const body = (await r.json()) as { result?: { isError?: boolean } };
-      if (r.status !== 200 || !body.result || body.result.isError)
-        throw new Error(`MCP ${name} failed: ${JSON.stringify(body).slice(0, 300)}`);
-    };
+    const mcpCall =
+      (name: string, args: Record<string, unknown>, era: 'legacy' | 'modern' = 'legacy') =>
+      async (key: string) => {
+        const r =
+          era === 'legacy'
+            ? await rpcPost(mcp, key, 'tools/call', { name, arguments: args })
+            : await modernRpcPost(mcp, key, 'tools/call', { name, arguments: args });
+        const body = (await r.json()) as { result?: { isError?: boolean } };
+        if (r.status !== 200 || !body.result || body.result.isError)
+          throw new Error(`MCP ${name} (${era}) failed: ${JSON.stringify(body).slice(0, 300)}`);
+      };
+    const rowsArgs = { project_id: projectId, page: 3, page_size: 50 };
     const cases = [
-      { op: 'list_projects', rest: restCall('/projects?limit=50'), mcp: mcpCall('list_projects', { limit: 50 }) },
+      {
+        op: 'list_projects',
+        rest: restCall('/projects?limit=50'),
+        mcp: mcpCall('list_projects', { limit: 50 }),
+        modern: mcpCall('list_projects', { limit: 50 }, 'modern'),
+      },
       {
         op: 'get_project_rows',
         rest: restCall(`/projects/${projectId}/rows?page=3&page_size=50`),
-        mcp: mcpCall('get_project_rows', { project_id: projectId, page: 3, page_size: 50 }),
+        mcp: mcpCall('get_project_rows', rowsArgs),
+        modern: mcpCall('get_project_rows', rowsArgs, 'modern'),
       },
     ];
 
     const lines = [
       `MCP vs REST, ${opts.dialect}, ${REQUESTS} calls per door and cell in 6 alternating rounds after ${WARMUP} warm-up calls; ${opts.rows} rows in the paged project, 30 projects listed; Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores.`,
       '',
-      '| operation | concurrency | REST p50 ms | REST p95 ms | REST req/s | MCP p50 ms | MCP p95 ms | MCP req/s | MCP/REST p50 |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      'MCP = 2025-11-25 (legacy era); MCP 2026 = 2026-07-28 (modern era: version in _meta, Mcp-Method/Mcp-Name checked).',
+      '',
+      '| operation | concurrency | REST p50 ms | REST p95 ms | REST req/s | MCP p50 ms | MCP p95 ms | MCP req/s | MCP/REST p50 | MCP 2026 p50 ms | MCP 2026 p95 ms | MCP 2026/REST p50 |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ];
     const f = (n: number) => n.toFixed(2);
     for (const c of cases) {
       for (const concurrency of CONCURRENCY) {
-        const restKey = await freshKey();
-        const mcpKey = await freshKey();
-        const [r, m] = await compare(
-          () => c.rest(restKey),
-          () => c.mcp(mcpKey),
+        const [restKey, mcpKey, modernKey] = [await freshKey(), await freshKey(), await freshKey()];
+        const [r, m, n] = (await compare(
+          [() => c.rest(restKey), () => c.mcp(mcpKey), () => c.modern(modernKey)],
           concurrency,
           REQUESTS,
-        );
+        )) as [Latency & { rps: number }, Latency & { rps: number }, Latency & { rps: number }];
         lines.push(
-          `| ${c.op} | ${concurrency} | ${f(r.p50)} | ${f(r.p95)} | ${r.rps.toFixed(0)} | ${f(m.p50)} | ${f(m.p95)} | ${m.rps.toFixed(0)} | ${(m.p50 / r.p50).toFixed(2)}× |`,
+          `| ${c.op} | ${concurrency} | ${f(r.p50)} | ${f(r.p95)} | ${r.rps.toFixed(0)} | ${f(m.p50)} | ${f(m.p95)} | ${m.rps.toFixed(0)} | ${(m.p50 / r.p50).toFixed(2)}× | ${f(n.p50)} | ${f(n.p95)} | ${(n.p50 / r.p50).toFixed(2)}× |`,
         );
       }
     }

@@ -73,6 +73,30 @@ export function rpcPost(mcpUrl: string, key: string, method: string, params?: un
   });
 }
 
+/**
+ * The same request in the 2026-07-28 era: no session, the version and the client's identity in the
+ * request's `_meta`, and the `Mcp-Method` / `Mcp-Name` headers the server checks against the body.
+ */
+export function modernRpcPost(mcpUrl: string, key: string, method: string, params: Record<string, unknown> & { name?: string }) {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  return fetch(mcpUrl, {
+    method: 'POST',
+    headers: {
+      'service-api-key': key,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(params.name ? { 'mcp-name': params.name } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params: { ...params, _meta: meta } }),
+  });
+}
+
 export function flowClient(mcpUrl: string, key: string) {
   return async (name: string, args: Record<string, unknown> = {}): Promise<{ text: string; envelope: any }> => {
     const r = await rpcPost(mcpUrl, key, 'tools/call', { name, arguments: args });
