@@ -24,6 +24,7 @@ import type { ProjectEventBus } from '../core/ports/project-events.ts';
 import type { Kernel } from '../core/kernel.ts';
 import { log, redactUrl } from '../core/log.ts';
 import { type RunningMcpHost, startMcpHost } from '../doors/mcp/mcp-host.ts';
+import { mcpAppHtml } from '../mcp-app/build.ts';
 import { mcpUrls } from '../core/identity/oauth/resource-urls.ts';
 import { issuerUrl } from '../core/identity/oauth/issuer.ts';
 import { OAuthServer } from '../core/identity/oauth/oauth-server.ts';
@@ -220,7 +221,11 @@ export async function startService(config: Config, options: { rest?: boolean; mc
     log.info('REST API listening', { url: restUrl, docs: `${restUrl}/docs`, database: redactUrl(config.databaseUrl) });
   }
   let mcp: RunningMcpHost | undefined;
-  if (options.mcp ?? config.serve !== 'rest') mcp = startMcpHost(kernel, operations);
+  if (options.mcp ?? config.serve !== 'rest') {
+    // The project table MCP App is bundled on start when its sources changed (as the console is); MCP serves even if it cannot be.
+    await mcpAppHtml().catch((e) => log.error('the MCP App could not be built; ui:// reads will fail', { error: (e as Error).message }));
+    mcp = startMcpHost(kernel, operations);
+  }
   // The authorization server's addresses, known now that both doors have their ports.
   kernel.oauth.bind({
     issuer: issuerUrl(config, restPort),

@@ -9,7 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path';
  */
 
 const ROOT = resolve(import.meta.dir, '..');
-const SOURCE_FOLDERS = ['app', 'doors', 'core', 'sdk', 'adapters', 'plugins', 'console', 'scripts'];
+const SOURCE_FOLDERS = ['app', 'doors', 'core', 'sdk', 'adapters', 'plugins', 'console', 'mcp-app', 'scripts'];
 
 function sourceFiles(): string[] {
   return SOURCE_FOLDERS.flatMap((folder) =>
@@ -52,6 +52,9 @@ const FORBIDDEN: [string, string, string][] = [
   ['core/ports/', 'core/handlers/', 'a port names what the kernel needs, not how it uses it'],
   ['console/', 'core/', 'the console speaks HTTP to the API'],
   ['console/', 'adapters/', 'the console speaks HTTP to the API'],
+  ['mcp-app/', 'core/', 'the MCP App reaches the server only through the host'],
+  ['mcp-app/', 'adapters/', 'the MCP App reaches the server only through the host'],
+  ['mcp-app/', 'doors/', 'the MCP App reaches the server only through the host'],
 ];
 
 /** Files allowed past 400 lines, each with why. Keep it short. */

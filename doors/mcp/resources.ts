@@ -3,6 +3,7 @@ import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import type { Kernel } from '../../core/kernel.ts';
 import type { AnyOperation } from '../../core/operations/operation.ts';
+import { mcpAppHtml } from '../../mcp-app/build.ts';
 import { fitted } from './result-size.ts';
 import { operationData, RESOURCE_NOT_FOUND, RpcError } from './operation-call.ts';
 
@@ -36,18 +37,37 @@ export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
 
 type Ops = (name: string) => AnyOperation;
 
+/** The project table MCP App (mcp-app/): tools that name a project declare it (`_meta.ui.resourceUri`). */
+export const TABLE_APP_URI = 'ui://workflow-service/project-table.html';
+const APP_MIME = 'text/html;profile=mcp-app';
+/** Nothing beyond the document itself: the app reaches the server only through the host's tool calls. */
+const APP_UI_META = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } };
+
+const TABLE_APP: Resource = {
+  uri: TABLE_APP_URI,
+  name: 'project_table',
+  title: 'Project table',
+  description:
+    'An interactive table of a project (MCP App): its rows, cell states live, next page, a filter, and running pending cells with the estimate first.',
+  mimeType: APP_MIME,
+  _meta: APP_UI_META,
+};
+
 export async function listResources(kernel: Kernel, op: Ops, authInfo: AuthInfo | undefined): Promise<{ resources: Resource[] }> {
   const data = (await operationData(kernel, op('list_projects'), authInfo, { query: { limit: String(RECENT) } })) as {
     projects: { id: string; name: string; company_count: number; updatedAt?: string }[];
   };
   return {
-    resources: data.projects.map((p) => ({
-      uri: PROJECT.expand({ project_id: p.id }),
-      name: p.name,
-      title: p.name,
-      description: `Project with ${p.company_count} rows; its rows: ${ROWS.expand({ project_id: p.id })}`,
-      mimeType: JSON_TYPE,
-    })),
+    resources: [
+      TABLE_APP,
+      ...data.projects.map((p) => ({
+        uri: PROJECT.expand({ project_id: p.id }),
+        name: p.name,
+        title: p.name,
+        description: `Project with ${p.company_count} rows; its rows: ${ROWS.expand({ project_id: p.id })}`,
+        mimeType: JSON_TYPE,
+      })),
+    ],
   };
 }
 
@@ -75,6 +95,7 @@ function parseUri(uri: string): { projectId: string; rows?: { page?: string; pag
 }
 
 export async function readResource(kernel: Kernel, op: Ops, authInfo: AuthInfo | undefined, uri: string): Promise<ReadResourceResult> {
+  if (uri === TABLE_APP_URI) return { contents: [{ uri, mimeType: APP_MIME, text: await mcpAppHtml(), _meta: APP_UI_META }] };
   const named = parseUri(uri);
   if (!named) {
     throw new RpcError(

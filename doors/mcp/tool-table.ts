@@ -4,6 +4,10 @@ import { WaitStateSchema } from '../../core/operations/projects.ts';
 import type { PluginRegistry } from '../../core/plugins/registry.ts';
 import { renamedFields } from './argument-names.ts';
 import { type JsonSchema, type ToolArguments, toolArguments } from './tool-arguments.ts';
+import { TABLE_APP_URI } from './resources.ts';
+
+/** Tools whose result names a project: hosts that render MCP Apps show the project table beside them. */
+const SHOWS_TABLE = new Set(['get_project', 'get_project_rows', 'run_builder', 'run_pending_columns']);
 
 /** An operation of the table as an MCP tool: its listing and how its arguments map back. */
 export interface McpTool {
@@ -103,6 +107,8 @@ export function buildTools(ops: AnyOperation[], plugins: PluginRegistry): McpToo
           readOnlyHint: op.hint === 'read',
           destructiveHint: op.hint === 'destructive',
         },
+        // Hosts that render MCP Apps show the project table beside these results.
+        ...(SHOWS_TABLE.has(op.name) ? { _meta: { ui: { resourceUri: TABLE_APP_URI } } } : {}),
       };
       return { op, args, definition, renames: renamedFields(args.specs) };
     });
