@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { resolve } from 'node:path';
+import type { Subprocess } from 'bun';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { DIALECTS } from '../support/databases.ts';
+import { freePort } from '../support/free-port.ts';
+import { spawnWorkerOf } from '../support/test-service.ts';
 import { until } from '../support/until.ts';
 import { type McpTestService, rpc, startMcpTestService } from './mcp-support.ts';
 
@@ -188,5 +192,77 @@ describe.each(DIALECTS)('MCP 2026-07-28 on %s', (dialect) => {
     );
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain('resource_metadata=');
+  });
+});
+
+describe('MCP 2026-07-28 across processes (MariaDB + Redis)', () => {
+  // Any request to any process: an API process (this one, running no jobs), a second MCP process of
+  // its own (SERVE=mcp) and a worker process; the 2.x client sends its requests to both MCP processes in turn.
+  if (!DIALECTS.includes('mysql')) return;
+  let t: McpTestService;
+  let mcpProcess: Subprocess;
+  let worker: Subprocess;
+  let client: Client;
+  beforeAll(async () => {
+    t = await startMcpTestService('mysql', { WORKERS: '0' });
+    const c = t.service.kernel.config;
+    const port = freePort();
+    mcpProcess = Bun.spawn(['bun', 'app/main.ts'], {
+      cwd: resolve(import.meta.dir, '../..'),
+      env: {
+        ...process.env,
+        SERVE: 'mcp',
+        MCP_PORT: String(port),
+        DATABASE_URL: c.databaseUrl,
+        REDIS_URL: c.redisUrl as string,
+        JOB_QUEUE_PREFIX: c.queue.prefix as string,
+        PROVIDER_MODE: 'sandbox',
+        LOG_LEVEL: 'silent',
+      },
+      stdout: 'ignore',
+      stderr: 'ignore',
+    });
+    worker = spawnWorkerOf(t);
+    const other = `http://127.0.0.1:${port}/mcp`;
+    await until(async () => ((await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok ? true : undefined), 30_000);
+    let turn = 0;
+    const alternate = (_input: string | URL | Request, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      headers.set('service-api-key', t.key);
+      return fetch(turn++ % 2 === 0 ? t.mcpUrl : other, { ...init, headers });
+    };
+    client = new Client({ name: 'modern-processes', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(t.mcpUrl), { fetch: alternate as typeof fetch }));
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close();
+    mcpProcess?.kill();
+    worker?.kill();
+    await Promise.all([mcpProcess?.exited, worker?.exited]);
+    await t?.stop();
+  });
+
+  test('the typical flow with requests spread over two MCP processes, cells filled by a worker process', async () => {
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const env = envelopeOf(await client.callTool({ name, arguments: args }));
+      if (!env.ok) throw new Error(`${name}: ${JSON.stringify(env)}`);
+      return env.data;
+    };
+    const run = await call('run_builder', {
+      builder_id: 'manual_list_builder',
+      form_data_json: '{"companies":"Acme\\nGlobex\\nInitech"}',
+      wait_seconds: 30,
+    });
+    const column = await call('create_column', {
+      project_id: run.project_id,
+      name: 'Upper',
+      tool_id: 'formula',
+      config_json: JSON.stringify({ expression: '$uppercase(Name)' }),
+    });
+    await call('run_pending_columns', { project_id: run.project_id, col_ids_json: JSON.stringify([column.col_id]), wait_seconds: 30 });
+    const rows = await call('get_project_rows', { project_id: run.project_id, format: 'values' });
+    expect((rows.rows as { values: Record<string, unknown> }[]).map((r) => r.values.Upper).sort()).toEqual(['ACME', 'GLOBEX', 'INITECH']);
+    // And REST, from the API process, reads the same.
+    expect((await t.api('GET', `/projects/${run.project_id}`)).body.row_count).toBe(3);
   });
 });
