@@ -180,8 +180,10 @@ function bind(): void {
   };
 }
 
+/** The host's theme, else the system's (the palette is in table-app.css under [data-theme=dark]). */
 function applyTheme(theme: string | undefined): void {
-  if (theme === 'dark' || theme === 'light') document.documentElement.dataset.theme = theme;
+  const system = matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+  document.documentElement.dataset.theme = theme === 'dark' || theme === 'light' ? theme : system;
 }
 
 let lastArgs: Record<string, unknown> | undefined;

@@ -61,15 +61,14 @@ let rpcId = 0;
 
 /** One JSON-RPC request to the MCP endpoint with a key, as a plain client sends it (no SDK: the figures are the server's). */
 export function rpcPost(mcpUrl: string, key: string, method: string, params?: unknown): Promise<Response> {
+  return post(mcpUrl, key, { 'mcp-protocol-version': '2025-06-18' }, { method, ...(params === undefined ? {} : { params }) });
+}
+
+function post(mcpUrl: string, key: string, headers: Record<string, string>, message: { method: string; params?: unknown }) {
   return fetch(mcpUrl, {
     method: 'POST',
-    headers: {
-      'service-api-key': key,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, ...(params === undefined ? {} : { params }) }),
+    headers: { 'service-api-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, ...message }),
   });
 }
 
@@ -83,18 +82,8 @@ export function modernRpcPost(mcpUrl: string, key: string, method: string, param
     'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
     'io.modelcontextprotocol/clientCapabilities': {},
   };
-  return fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      'service-api-key': key,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(params.name ? { 'mcp-name': params.name } : {}),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params: { ...params, _meta: meta } }),
-  });
+  const headers = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(params.name ? { 'mcp-name': params.name } : {}) };
+  return post(mcpUrl, key, headers, { method, params: { ...params, _meta: meta } });
 }
 
 export function flowClient(mcpUrl: string, key: string) {

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { resolve } from 'node:path';
 import type { Subprocess } from 'bun';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { DIALECTS } from '../support/databases.ts';
 import { freePort } from '../support/free-port.ts';
-import { spawnWorkerOf } from '../support/test-service.ts';
+import { spawnProcessOf, spawnWorkerOf } from '../support/test-service.ts';
 import { until } from '../support/until.ts';
 import { type McpTestService, rpc, startMcpTestService } from './mcp-support.ts';
 
@@ -36,6 +35,16 @@ describe.each(DIALECTS)('MCP 2026-07-28 on %s', (dialect) => {
   let t: McpTestService;
   let client: Client;
   const key = () => ({ 'service-api-key': t.key });
+  let ids = 0;
+  /** A raw 2026-07-28 request (its envelope and headers), with the key: its JSON answer. */
+  const modern = async (method: string, params: Record<string, unknown> = {}, name?: string) =>
+    (
+      await rpc(
+        t.mcpUrl,
+        { jsonrpc: '2.0', id: ++ids, method, params: { ...params, _meta: envelope } },
+        { ...key(), ...modernHeaders(method, name) },
+      )
+    ).json();
   beforeAll(async () => {
     t = await startMcpTestService(dialect);
     client = new Client({ name: 'modern-tests', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
@@ -78,42 +87,15 @@ describe.each(DIALECTS)('MCP 2026-07-28 on %s', (dialect) => {
   });
 
   test('server/discover names both revisions; lists carry resultType and how long they may be cached', async () => {
-    const discovered = await (
-      await rpc(
-        t.mcpUrl,
-        { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope } },
-        {
-          ...key(),
-          ...modernHeaders('server/discover'),
-        },
-      )
-    ).json();
+    const discovered = await modern('server/discover');
     expect(discovered.result.supportedVersions).toContain(MODERN);
     expect(discovered.result.capabilities.tools).toBeDefined();
-    const listed = await (
-      await rpc(
-        t.mcpUrl,
-        { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: envelope } },
-        {
-          ...key(),
-          ...modernHeaders('tools/list'),
-        },
-      )
-    ).json();
+    const listed = await modern('tools/list');
     expect(listed.result.resultType).toBe('complete');
     expect(listed.result.ttlMs).toBeGreaterThan(0);
     expect(listed.result.cacheScope).toBe('public');
     // The same order every time (clients cache and diff it).
-    const again = await (
-      await rpc(
-        t.mcpUrl,
-        { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: envelope } },
-        {
-          ...key(),
-          ...modernHeaders('tools/list'),
-        },
-      )
-    ).json();
+    const again = await modern('tools/list');
     expect(again.result.tools.map((x: { name: string }) => x.name)).toEqual(listed.result.tools.map((x: { name: string }) => x.name));
   });
 
@@ -142,17 +124,8 @@ describe.each(DIALECTS)('MCP 2026-07-28 on %s', (dialect) => {
 
   test('a resource not found is -32602 in the modern era and -32002 for legacy clients; another workspace is not found', async () => {
     const uri = 'workflow://projects/00000000-0000-0000-0000-000000000000';
-    const modern = await (
-      await rpc(
-        t.mcpUrl,
-        { jsonrpc: '2.0', id: 6, method: 'resources/read', params: { uri, _meta: envelope } },
-        {
-          ...key(),
-          ...modernHeaders('resources/read', uri),
-        },
-      )
-    ).json();
-    expect(modern.error.code).toBe(-32602);
+    const notFound = await modern('resources/read', { uri }, uri);
+    expect(notFound.error.code).toBe(-32602);
     const legacy = await (await rpc(t.mcpUrl, { jsonrpc: '2.0', id: 7, method: 'resources/read', params: { uri } }, key())).json();
     expect(legacy.error.code).toBe(-32002);
   });
@@ -205,23 +178,8 @@ describe('MCP 2026-07-28 across processes (MariaDB + Redis)', () => {
   let client: Client;
   beforeAll(async () => {
     t = await startMcpTestService('mysql', { WORKERS: '0' });
-    const c = t.service.kernel.config;
     const port = freePort();
-    mcpProcess = Bun.spawn(['bun', 'app/main.ts'], {
-      cwd: resolve(import.meta.dir, '../..'),
-      env: {
-        ...process.env,
-        SERVE: 'mcp',
-        MCP_PORT: String(port),
-        DATABASE_URL: c.databaseUrl,
-        REDIS_URL: c.redisUrl as string,
-        JOB_QUEUE_PREFIX: c.queue.prefix as string,
-        PROVIDER_MODE: 'sandbox',
-        LOG_LEVEL: 'silent',
-      },
-      stdout: 'ignore',
-      stderr: 'ignore',
-    });
+    mcpProcess = spawnProcessOf(t, 'app/main.ts', { SERVE: 'mcp', MCP_PORT: String(port) });
     worker = spawnWorkerOf(t);
     const other = `http://127.0.0.1:${port}/mcp`;
     await until(async () => ((await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok ? true : undefined), 30_000);

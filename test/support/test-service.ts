@@ -91,8 +91,13 @@ export const enc = (v: unknown): string => encodeURIComponent(JSON.stringify(v))
  * started with WORKERS=0): the jobs then run apart from the API, as in production. `env` adds to it.
  */
 export function spawnWorkerOf(t: TestService, env: Record<string, string> = {}): Subprocess {
+  return spawnProcessOf(t, 'app/worker.ts', env);
+}
+
+/** Another process of the test service's deployment (`app/main.ts` with its SERVE, a worker…): same database, Redis and queue. */
+export function spawnProcessOf(t: TestService, script: string, env: Record<string, string> = {}): Subprocess {
   const c = t.service.kernel.config;
-  return Bun.spawn(['bun', 'app/worker.ts'], {
+  return Bun.spawn(['bun', script], {
     cwd: resolve(import.meta.dir, '../..'),
     env: {
       ...process.env,
