@@ -184,7 +184,7 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
   authInfo.extra = { ...authInfo.extra, requestId, signal: request.signal };
   // Both protocol eras on one URL, decided per request as the spec's versioning says (the SDK's
   // classifier): a 2025-era message (initialize, or no version envelope) keeps the legacy path.
-  if (!(await isLegacyRequest(message.request, message.parsed))) {
+  if (!(await isLegacy(message))) {
     const held = await listenHeld(ctx, authInfo, message.parsed);
     const refusal = listenRefusal(held.refused, message.parsed);
     if (refusal) return refusal;
@@ -227,6 +227,23 @@ async function handleMcp(ctx: McpHostContext, request: Request): Promise<Respons
     return response;
   }
   return closingWithStream(response, () => void server.close().catch(() => undefined));
+}
+
+/**
+ * Whether a message is of the 2025 era. The two plain cases are read from the message itself (the
+ * SDK's classifier parses and checks it again, a tenth of a millisecond): a request that carries
+ * its protocol version in `_meta` is modern, an `initialize` or a request with neither that nor a
+ * 2026 version header is legacy. Anything else goes to the classifier, as the spec's versioning asks.
+ */
+async function isLegacy(message: RpcBody): Promise<boolean> {
+  const parsed = message.parsed as { method?: unknown; params?: { _meta?: Record<string, unknown> } } | undefined;
+  if (parsed && typeof parsed === 'object' && typeof parsed.method === 'string') {
+    const version = parsed.params?._meta?.['io.modelcontextprotocol/protocolVersion'];
+    const header = message.request.headers.get('mcp-protocol-version');
+    if (typeof version === 'string' && version === header) return false;
+    if (version === undefined && (parsed.method === 'initialize' || header === null || header < '2026-07-28')) return true;
+  }
+  return isLegacyRequest(message.request, message.parsed);
 }
 
 /** A `subscriptions/listen` request's projects watched for its stream (refused URIs answered, nothing watched). */
