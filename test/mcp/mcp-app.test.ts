@@ -4,6 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type Browser, chromium, type Frame, type Page } from 'playwright-core';
 import { mcpAppHtml } from '../../mcp-app/build.ts';
 import { CHROMIUM } from '../console/console-support.ts';
+import { until } from '../support/until.ts';
 import { type McpTestService, startMcpTestService } from './mcp-support.ts';
 
 /**
@@ -47,7 +48,11 @@ describe('the project table MCP App', () => {
   });
 
   /** Opens the host page with a tool's input and result; answers the page and the app's frame. */
-  async function openHost(toolArgs: Record<string, unknown>, toolResult: unknown): Promise<{ page: Page; app: Frame; errors: string[] }> {
+  async function openHost(
+    toolArgs: Record<string, unknown>,
+    toolResult: unknown,
+    theme: 'light' | 'dark' = 'light',
+  ): Promise<{ page: Page; app: Frame; errors: string[] }> {
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('console', (m) => {
@@ -58,7 +63,7 @@ describe('the project table MCP App', () => {
     await page.exposeFunction('callTool', (params: { name: string; arguments?: Record<string, unknown> }) => client.callTool(params));
     // The tool's input and result and the app's HTML, as a host would hold them (script-safe JSON).
     const data = (value: unknown) => JSON.stringify(value).replaceAll('</', '<\\/');
-    const globals = `window.appHtml = ${data(await mcpAppHtml())}; window.toolArgs = ${data(toolArgs)}; window.toolResult = ${data(toolResult)};`;
+    const globals = `window.appHtml = ${data(await mcpAppHtml())}; window.toolArgs = ${data(toolArgs)}; window.toolResult = ${data(toolResult)}; window.hostTheme = ${data(theme)};`;
     await page.setContent(
       `<!doctype html><html><body><script>${globals}</script><script type="module">${hostScript.replaceAll('</script', '<\\/script')}</script></body></html>`,
     );
@@ -132,14 +137,26 @@ describe('the project table MCP App', () => {
       await page.close();
     }
   });
-});
 
-async function until<T>(what: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await what();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await Bun.sleep(50);
-  }
-}
+  test("follows the host's theme: light and dark are both readable", async () => {
+    const made = await t.api('POST', '/projects', { body: { builder_id: 'manual_list_builder', form_data: { companies: 'Acme' } } });
+    const args = { project_id: made.body.project_id };
+    const result = await client.callTool({ name: 'get_project', arguments: args });
+    const colours: Record<string, [string, string]> = {};
+    for (const theme of ['light', 'dark'] as const) {
+      const { page, app, errors } = await openHost(args, result, theme);
+      try {
+        await app.waitForSelector('#table th');
+        colours[theme] = await app.evaluate(() => {
+          const style = getComputedStyle(document.body);
+          return [style.backgroundColor, style.color] as [string, string];
+        });
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    }
+    expect(colours.light).toEqual(['rgb(255, 255, 255)', 'rgb(29, 33, 39)']);
+    expect(colours.dark).toEqual(['rgb(22, 24, 28)', 'rgb(232, 234, 237)']);
+  });
+});

@@ -12,6 +12,7 @@ declare global {
     toolResult: unknown;
     callTool(params: unknown): Promise<unknown>;
     hostReady: boolean;
+    hostTheme?: 'light' | 'dark';
   }
 }
 
@@ -23,7 +24,7 @@ const bridge = new AppBridge(
   null,
   { name: 'test-host', version: '1.0.0' },
   { serverTools: {}, openLinks: {} },
-  { hostContext: { theme: 'light' } },
+  { hostContext: { theme: window.hostTheme ?? 'light' } },
 );
 bridge.oncalltool = async (params) => (await window.callTool(params)) as never;
 bridge.oninitialized = async () => {
