@@ -1,7 +1,7 @@
 import { expect } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { issueApiKey } from '../../core/identity/api-keys.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 
@@ -44,6 +44,7 @@ export async function startConsole(options: { env?: Record<string, string>; sign
     const ownerKey = (await issueApiKey(t.service.kernel.storage.workspaces, ws?.id as string)).api_key;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+    watchErrors(browser, context);
     const page = await context.newPage();
     page.setDefaultTimeout(10_000);
     if (options.signIn !== false) await signIn(page, origin);
@@ -54,10 +55,33 @@ export async function startConsole(options: { env?: Record<string, string>; sign
   }
 }
 
-/** Closes Chromium and stops the service, whichever of them was started. */
+/** What the browser's pages logged as errors: a script error, an error on the console. */
+const loggedErrors = new WeakMap<Browser, string[]>();
+
+/**
+ * Records every error the pages of `context` log. A refused request the page asked for on purpose
+ * (a 4xx the test provokes) is Chromium's network line, not the page's error, and is left out.
+ */
+function watchErrors(browser: Browser, context: BrowserContext): void {
+  const errors: string[] = [];
+  loggedErrors.set(browser, errors);
+  context.on('page', (page) => {
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(`${page.url()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
+  });
+}
+
+/**
+ * Closes Chromium and stops the service, whichever of them was started; then fails if a page
+ * logged an error meanwhile (no browser test may pass over a console error).
+ */
 export async function stopConsole({ t, browser }: { t?: TestService; browser?: Browser }): Promise<void> {
+  const errors = browser ? (loggedErrors.get(browser) ?? []) : [];
   await browser?.close();
   await t?.stop();
+  if (errors.length) throw new Error(`the browser logged ${errors.length} error(s):\n${errors.slice(0, 10).join('\n')}`);
 }
 
 /** Signs in through the form at /login and waits for the projects. */

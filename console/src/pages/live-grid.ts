@@ -1,4 +1,5 @@
 import {
+  CellStyleModule,
   type ColDef,
   createGrid,
   type GridApi,
@@ -12,8 +13,10 @@ import {
 import { type ApiError, api, boot } from '../api.ts';
 import type { OpenedCell } from './cell-detail.tsx';
 
-// The grid's features come in modules: only these are bundled (refreshCells: RenderApiModule; ensureIndexVisible: ScrollApiModule).
-ModuleRegistry.registerModules([InfiniteRowModelModule, RenderApiModule, ScrollApiModule]);
+// The grid's features come in modules: only these are bundled (refreshCells: RenderApiModule;
+// ensureIndexVisible: ScrollApiModule; the tool columns' cellClass: CellStyleModule, without which
+// AG Grid logged error #200 on every table and tool cells lost their style).
+ModuleRegistry.registerModules([InfiniteRowModelModule, RenderApiModule, ScrollApiModule, CellStyleModule]);
 
 export interface Column {
   col_id: string;
