@@ -92,10 +92,20 @@ describe('the console in Chromium', () => {
       JSON.parse((await page.getByTestId('mcp-config').textContent()) as string).mcpServers['workflow-service'].headers['service-api-key'],
     ).toBe(created);
     const prefix = created.slice(0, 12);
+    // Rotating ends the old key: it asks first, and a No changes nothing.
+    page.once('dialog', (d) => void d.dismiss());
+    await page.getByRole('button', { name: `Rotate ${prefix}` }).click();
+    expect((await rest(created)).status).toBe(200);
+    let asked = '';
+    page.once('dialog', (d) => {
+      asked = d.message();
+      void d.accept();
+    });
     await page.getByRole('button', { name: `Rotate ${prefix}` }).click();
     await page.getByText(`New key replacing ${prefix}`).waitFor();
     const rotated = (await page.getByTestId('new-key').textContent()) as string;
     expect(rotated).not.toBe(created);
+    expect(asked).toContain('stops working now');
     expect((await rest(created)).status).toBe(401);
     expect((await rest(rotated)).status).toBe(200);
     page.once('dialog', (d) => void d.accept());
@@ -449,7 +459,9 @@ describe('the console in Chromium', () => {
     await page.goto(`${origin}/settings/credits`);
     await page.getByRole('heading', { name: 'Settings · Credits' }).waitFor();
     expect(await page.getByTestId('balance').textContent()).toBe(credits.balance.toLocaleString('en-US'));
-    const usage = page.getByRole('table', { name: 'Spent per tool, last 30 days' }).getByRole('row', { name: /google_maps_search/ });
+    // Named as people know the builder, not by its id.
+    const usage = page.getByRole('table', { name: 'Spent per tool, last 30 days' }).getByRole('row', { name: /Google Maps search/ });
+    await usage.waitFor();
     const spent = credits.usage.find((u: any) => u.plugin_id === 'google_maps_search').credits;
     expect(spent).toBeGreaterThanOrEqual(7);
     expect(await usage.getByRole('cell').last().textContent()).toBe(spent.toLocaleString('en-US'));

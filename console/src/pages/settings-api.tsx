@@ -134,7 +134,12 @@ export function ApiKeysPage() {
       input.value = '';
     });
   };
-  const rotate = (prefix: string) => act(async () => setShown(await account('POST', `/keys/${prefix}/rotate`)));
+  // Rotating ends the old key at once, as revoking does: both ask first.
+  const rotate = (prefix: string) =>
+    act(async () => {
+      if (!confirm(`Rotate ${prefix}? It stops working now; programs using it need the new key shown next.`)) return;
+      setShown(await account('POST', `/keys/${prefix}/rotate`));
+    });
   const revoke = (prefix: string) =>
     act(async () => {
       if (!confirm(`Revoke ${prefix}? Programs using it get 401 from now on.`)) return;

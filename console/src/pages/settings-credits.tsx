@@ -23,8 +23,18 @@ export function CreditsPage() {
   const [credits, setCredits] = useState<Credits | undefined>();
   const [entries, setEntries] = useState<Entry[] | undefined>();
   const [error, setError] = useState<string | undefined>();
+  // Tools and builders by their names, as people know them (their ids are the API's).
+  const [names, setNames] = useState<Record<string, string>>({});
   const manager = session().role !== 'member';
   useEffect(() => {
+    Promise.all([
+      api<{ tool_id: string; name: string }[]>('GET', '/tools'),
+      api<{ builder_id: string; name: string }[]>('GET', '/project-builders'),
+    ])
+      .then(([tools, builders]) =>
+        setNames(Object.fromEntries([...tools.map((x) => [x.tool_id, x.name]), ...builders.map((x) => [x.builder_id, x.name])])),
+      )
+      .catch(() => undefined); // the ids stay: still true, only less readable
     api<Credits>('GET', '/credits')
       .then(setCredits)
       .catch((e: ApiError) => setError(e.message));
@@ -52,7 +62,9 @@ export function CreditsPage() {
               <tbody>
                 {credits.usage.map((u) => (
                   <tr key={u.plugin_id}>
-                    <th scope="row">{u.plugin_id}</th>
+                    <th scope="row" title={u.plugin_id}>
+                      {names[u.plugin_id] ?? u.plugin_id}
+                    </th>
                     <td>
                       <span class="bar" style={{ width: `${Math.max(2, (u.credits / most) * 100)}%` }} aria-hidden="true" />
                     </td>
@@ -85,7 +97,7 @@ export function CreditsPage() {
                   <td>{new Date(e.created_at).toLocaleString()}</td>
                   <td>{e.kind}</td>
                   <td class="num">{(e.amount > 0 ? '+' : '') + e.amount.toLocaleString()}</td>
-                  <td>{e.plugin_id ?? '—'}</td>
+                  <td title={e.plugin_id ?? undefined}>{e.plugin_id ? (names[e.plugin_id] ?? e.plugin_id) : '—'}</td>
                   <td>{e.note ?? ''}</td>
                 </tr>
               ))}
