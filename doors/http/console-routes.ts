@@ -1,10 +1,12 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { PAGE_HEADERS } from './page-headers.ts';
 import { type ConsoleBundle, DIST, ensureConsoleBuilt } from '../../console/build.ts';
 import type { Kernel } from '../../core/kernel.ts';
 import { log } from '../../core/log.ts';
 import { sessionOf } from '../../core/identity/sessions.ts';
 import type { RouteContext, RouteSpec } from './route-chain.ts';
+
+const FAVICON = resolve(import.meta.dir, '../mcp/assets/favicon.ico');
 
 /** The console's pages (one shell; the browser picks the page), outside BASE_PATH (docs/console.md). */
 export const CONSOLE_PAGES = [
@@ -30,6 +32,7 @@ function shell(bundle: ConsoleBundle, boot: unknown): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Workflow Service</title>
+<link rel="icon" href="/favicon.ico">
 ${bundle.style ? `<link rel="stylesheet" href="/console/assets/${bundle.style}">` : ''}
 <script id="boot" type="application/json">${escapeJson(boot)}</script>
 <script type="module" src="/console/assets/${bundle.script}"></script>
@@ -89,5 +92,8 @@ export function consoleRoutes(kernel: Kernel): RouteSpec[] {
     caller: 'none',
     handle,
   });
-  return [...CONSOLE_PAGES.map((path) => route(path, page)), route('/console/assets/{file}', asset)];
+  // The service's icon, for the console's tabs and bookmarks (the MCP host serves the same one).
+  const favicon = async () =>
+    new Response(Bun.file(FAVICON), { headers: { 'content-type': 'image/x-icon', 'cache-control': 'public, max-age=86400' } });
+  return [...CONSOLE_PAGES.map((path) => route(path, page)), route('/console/assets/{file}', asset), route('/favicon.ico', favicon)];
 }

@@ -40,6 +40,13 @@ describe('the console in Chromium', () => {
     return `${n(e.cells)} ${e.cells === 1 ? 'cell' : 'cells'} to run; expected about ${n(e.credits_expected)} credits, at most ${n(e.credits_max)}; balance ${n(e.balance)} → about ${n(e.balance_after)} after.`;
   };
 
+  test('the console has the service icon (its pages link it, the tab shows it)', async () => {
+    const icon = await fetch(`${origin}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/x-icon');
+    expect((await icon.arrayBuffer()).byteLength).toBeGreaterThan(100);
+  });
+
   test('signing in through the form lands on the projects; a wrong password says so on the form', async () => {
     await page.goto(`${origin}/settings/integration?tab=api`);
     expect(new URL(page.url()).pathname).toBe('/login');
@@ -433,6 +440,7 @@ describe('the console in Chromium', () => {
       .catch(async (e) => {
         throw new Error(`${e}; the log shows: ${await page.locator('details').allInnerTexts()}`);
       });
+    expect(await page.locator('ol.log').innerText()).not.toContain('page page');
 
     // Nested filters, lists and ranges: the companies search.
     await page.goto(`${origin}/projects/new`);

@@ -74,7 +74,10 @@ export function ProjectTablePage({ id }: { id: string }) {
           <ol class="log">
             {project.lead_gen_execution_log.map((e, i) => (
               <li key={i}>
-                <time dateTime={e.at}>{new Date(e.at).toLocaleTimeString()}</time> <strong>{e.step}</strong> {e.message}
+                <time dateTime={e.at}>{new Date(e.at).toLocaleTimeString()}</time>{' '}
+                {/* "page 3: 10 rows written" names its step already: not "page page 3". */}
+                {e.message.startsWith(e.step) ? null : <strong>{e.step} </strong>}
+                {e.message}
               </li>
             ))}
           </ol>
