@@ -440,7 +440,7 @@ describe('the console in Chromium', () => {
       .catch(async (e) => {
         throw new Error(`${e}; the log shows: ${await page.locator('details').allInnerTexts()}`);
       });
-    expect(await page.locator('ol.log').innerText()).not.toContain('page page');
+    expect(await page.locator('ol.log').textContent()).not.toContain('page page');
 
     // Nested filters, lists and ranges: the companies search.
     await page.goto(`${origin}/projects/new`);
