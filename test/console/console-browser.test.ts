@@ -85,6 +85,26 @@ describe('the console in Chromium', () => {
     }
   });
 
+  test('the nav is usable on a phone: at 390 px wide every link is on the screen and nothing scrolls sideways', async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await phone.context().addCookies(await page.context().cookies());
+      await phone.goto(`${origin}/`);
+      await phone.getByRole('navigation', { name: 'Main' }).waitFor();
+      const { scrollWidth, links } = await phone.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        links: [...document.querySelectorAll('nav[aria-label="Main"] a')].map((a) => {
+          const r = a.getBoundingClientRect();
+          return { text: a.textContent, left: r.left, right: r.right };
+        }),
+      }));
+      expect(scrollWidth).toBeLessThanOrEqual(390);
+      for (const l of links) expect({ link: l.text, inside: l.left >= 0 && l.right <= 390 }).toEqual({ link: l.text, inside: true });
+    } finally {
+      await phone.close();
+    }
+  });
+
   test('Settings → API: create a key and use it (200), rotate it (old 401, new 200), revoke it (401)', async () => {
     await page.goto(`${origin}/settings/integration?tab=api`);
     await accessible(page, 'API keys page');
