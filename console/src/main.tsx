@@ -12,6 +12,14 @@ import { WebhooksPage } from './pages/settings-webhooks.tsx';
 import { location$ } from './router.ts';
 import './styles.css';
 
+// The grid's colours follow the system's scheme as the page's do (styles.css): AG Grid reads this attribute.
+const dark = matchMedia('(prefers-color-scheme: dark)');
+const followScheme = () => {
+  document.body.dataset.agThemeMode = dark.matches ? 'dark' : 'light';
+};
+followScheme();
+dark.addEventListener('change', followScheme);
+
 /** The console (docs/console.md): one page app over the same REST operations, with the session. */
 
 function Page() {

@@ -85,6 +85,23 @@ describe('the console in Chromium', () => {
     }
   });
 
+  test('dark mode follows the system: pages and the grid turn dark, and stay accessible', async () => {
+    const dark = await browser.newPage({ colorScheme: 'dark' });
+    try {
+      await dark.context().addCookies(await page.context().cookies());
+      await dark.goto(`${origin}/`);
+      await dark.getByRole('heading', { name: 'Projects' }).waitFor();
+      const colours = await dark.evaluate(() => {
+        const style = getComputedStyle(document.body);
+        return { background: style.backgroundColor, text: style.color, grid: document.body.dataset.agThemeMode };
+      });
+      expect(colours).toEqual({ background: 'rgb(21, 23, 27)', text: 'rgb(230, 232, 236)', grid: 'dark' });
+      await accessible(dark, 'projects page, dark');
+    } finally {
+      await dark.close();
+    }
+  });
+
   test('the nav is usable on a phone: at 390 px wide every link is on the screen and nothing scrolls sideways', async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     try {

@@ -1,5 +1,6 @@
 import {
   CellStyleModule,
+  colorSchemeVariable,
   type ColDef,
   createGrid,
   type GridApi,
@@ -9,6 +10,7 @@ import {
   ModuleRegistry,
   RenderApiModule,
   ScrollApiModule,
+  themeQuartz,
 } from 'ag-grid-community';
 import { type ApiError, api, boot } from '../api.ts';
 import type { OpenedCell } from './cell-detail.tsx';
@@ -42,6 +44,8 @@ export interface Row {
   id: string;
   company: Record<string, ApiCell>;
 }
+
+const GRID_THEME = themeQuartz.withPart(colorSchemeVariable);
 
 /** Rows fetched per request while scrolling (the API's largest page). */
 const BLOCK = 100;
@@ -228,6 +232,8 @@ export function startLiveGrid(o: LiveGridOptions): () => void {
       const container = o.container();
       if (!container || stopped) return;
       grid = createGrid<Row>(container, {
+        // Light or dark as the page is (data-ag-theme-mode, set by main.tsx from the system's scheme).
+        theme: GRID_THEME,
         columnDefs: columnDefs(columns, shown, open),
         rowModelType: 'infinite',
         cacheBlockSize: BLOCK,
