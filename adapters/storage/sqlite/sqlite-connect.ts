@@ -1,4 +1,4 @@
-import { Database, type SQLQueryBindings, type Statement } from 'bun:sqlite';
+import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CompiledQuery, type DatabaseConnection, type Driver } from 'kysely';
@@ -33,49 +33,8 @@ async function patiently<T>(run: () => Promise<T>): Promise<T> {
  * thread, another process) writing, fail at once with "database is locked" — SQLite cannot wait
  * there without risking a deadlock. Every statement waits for the lock as `patiently` says.
  */
-/** Prepared statements kept per connection: the hot ones of every request, never all the one-off ones. */
-const STATEMENTS_KEPT = 256;
-
-/**
- * Statements run as prepared ones kept by their SQL (least recently used dropped): the driver
- * prepared every statement afresh, an eighth of the CPU of a request on the embedded default.
- * One connection runs one statement at a time, so a kept statement is never in use twice.
- */
-function statementCache(database: Database) {
-  const kept = new Map<string, { statement: Statement; returnsRows: boolean }>();
-  return (sql: string) => {
-    let entry = kept.get(sql);
-    if (entry) {
-      kept.delete(sql); // to the back: most recently used
-    } else {
-      const statement = database.prepare(sql);
-      entry = { statement, returnsRows: statement.columnNames.length > 0 };
-      if (kept.size >= STATEMENTS_KEPT) {
-        const [oldest, dropped] = kept.entries().next().value as [string, { statement: Statement }];
-        kept.delete(oldest);
-        dropped.statement.finalize();
-      }
-    }
-    kept.set(sql, entry);
-    return entry;
-  };
-}
-
 class ImmediateSqliteDialect extends BunSqliteDialect {
-  constructor(private readonly sqlite: { database: Database }) {
-    super(sqlite);
-  }
-
   override createDriver(): Driver {
-    const prepared = statementCache(this.sqlite.database);
-    const run = (query: CompiledQuery) => {
-      const { statement, returnsRows } = prepared(query.sql);
-      // The bindings as one array, as the driver passed them (a spread of thousands of values would not do).
-      const params = query.parameters as unknown as SQLQueryBindings;
-      if (returnsRows) return { rows: statement.all(params) as unknown[] };
-      const result = statement.run(params);
-      return { insertId: BigInt(result.lastInsertRowid), numAffectedRows: BigInt(result.changes), rows: [] };
-    };
     const driver = super.createDriver();
     const acquire = driver.acquireConnection.bind(driver);
     const wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>();
@@ -84,7 +43,7 @@ class ImmediateSqliteDialect extends BunSqliteDialect {
       let outer = wrapped.get(inner);
       if (!outer) {
         outer = {
-          executeQuery: (query) => patiently(async () => run(query) as never),
+          executeQuery: (query) => patiently(() => inner.executeQuery(query)),
           streamQuery: (query, chunkSize) => inner.streamQuery(query, chunkSize),
         };
         wrapped.set(inner, outer);
