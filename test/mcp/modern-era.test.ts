@@ -31,6 +31,13 @@ function envelopeOf(result: unknown): { ok: boolean; data?: any; code?: string }
   return JSON.parse(content[0]?.text ?? 'null');
 }
 
+/** A tool's data through a 2.x client (the test fails with the envelope when the call did). */
+async function toolData(client: Client, name: string, args: Record<string, unknown>) {
+  const env = envelopeOf(await client.callTool({ name, arguments: args }));
+  if (!env.ok) throw new Error(`${name}: ${JSON.stringify(env)}`);
+  return env.data;
+}
+
 describe.each(DIALECTS)('MCP 2026-07-28 on %s', (dialect) => {
   let t: McpTestService;
   let client: Client;
@@ -57,11 +64,7 @@ describe.each(DIALECTS)('MCP 2026-07-28 on %s', (dialect) => {
 
   test('the 2.x client speaks the modern revision, no session: the typical flow runs', async () => {
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
-    const call = async (name: string, args: Record<string, unknown>) => {
-      const env = envelopeOf(await client.callTool({ name, arguments: args }));
-      if (!env.ok) throw new Error(`${name}: ${JSON.stringify(env)}`);
-      return env.data;
-    };
+    const call = (name: string, args: Record<string, unknown>) => toolData(client, name, args);
     const run = await call('run_builder', {
       builder_id: 'manual_list_builder',
       form_data_json: '{"companies":"Acme\\nGlobex"}',
@@ -201,11 +204,7 @@ describe('MCP 2026-07-28 across processes (MariaDB + Redis)', () => {
   });
 
   test('the typical flow with requests spread over two MCP processes, cells filled by a worker process', async () => {
-    const call = async (name: string, args: Record<string, unknown>) => {
-      const env = envelopeOf(await client.callTool({ name, arguments: args }));
-      if (!env.ok) throw new Error(`${name}: ${JSON.stringify(env)}`);
-      return env.data;
-    };
+    const call = (name: string, args: Record<string, unknown>) => toolData(client, name, args);
     const run = await call('run_builder', {
       builder_id: 'manual_list_builder',
       form_data_json: '{"companies":"Acme\\nGlobex\\nInitech"}',
