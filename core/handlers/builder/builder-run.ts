@@ -39,13 +39,15 @@ export interface BuilderRun {
 }
 
 /**
- * A cancelled run (core/services/work-tasks.ts) pays for the rows it wrote and gets the rest of its
- * reservation back; settling is idempotent, so the attempt that finds it cancelled settles, whichever.
+ * A cancelled run (core/services/work-tasks.ts) pays for the rows its checkpoint says were written
+ * (pages commit with it) and gets the rest of its reservation back; settling is idempotent, so the
+ * attempt that finds it cancelled settles, whichever.
  */
-export async function settleCancelled(kernel: Kernel, project: Project, rowsCreated: number): Promise<void> {
+export async function settleCancelled(kernel: Kernel, project: Project): Promise<void> {
   const builder = project.builderId ? kernel.plugins.builder(project.builderId) : undefined;
   if (!builder) return;
-  await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, rowsCreated, runScopeOf(project.builderCheckpoint));
+  const written = project.builderCheckpoint?.rows_created ?? 0;
+  await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, written, runScopeOf(project.builderCheckpoint));
 }
 
 /** Adds a step to the run's log (the newest LOG_LIMIT kept) and answers the log to store. */
@@ -66,7 +68,7 @@ export async function openRun(kernel: Kernel, job: Job, jobCtx: JobContext): Pro
   const project = await projects.getByPk(project_pk);
   // Gone (deleted), or already finished by an earlier delivery: nothing to do.
   if (!project?.builderId || !['queued', 'running'].includes(project.builderStatus)) {
-    if (project?.builderStatus === 'cancelled') await settleCancelled(kernel, project, project.builderCheckpoint?.rows_created ?? 0);
+    if (project?.builderStatus === 'cancelled') await settleCancelled(kernel, project);
     return null;
   }
   const builder = kernel.plugins.builder(project.builderId);

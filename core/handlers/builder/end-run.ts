@@ -61,7 +61,7 @@ export async function endOnError(run: BuilderRun, e: unknown): Promise<void> {
   if (e instanceof StaleBuilderRun) {
     const now = await kernel.storage.projects.getByPk(project.pk);
     if (now?.builderStatus === 'cancelled') {
-      await settleCancelled(kernel, now, run.created);
+      await settleCancelled(kernel, now);
       log.info('builder run stopped: cancelled', { ...fieldsOf(run), rows: run.created });
       return;
     }
