@@ -3,7 +3,7 @@ import { MissingRequiredClientCapabilityError } from '@modelcontextprotocol/serv
 import type { Kernel } from '../../core/kernel.ts';
 import type { Project } from '../../core/model.ts';
 import { cancelTask, startTask, type TaskView, viewTask } from '../../core/services/work-tasks.ts';
-import { success, toolResult } from './envelope.ts';
+import { failureEnvelope, success, toolResult } from './envelope.ts';
 import { callerOf } from './mcp-auth.ts';
 import { RpcError } from './operation-call.ts';
 
@@ -49,13 +49,12 @@ function detailed(view: TaskView) {
   const { status, ...fields } = taskFields(view);
   if (view.status === 'failed') {
     // As builder_status tells the failure: the builder's source (a provider, a file) gave out.
-    const envelope = {
-      ok: false as const,
-      error: true as const,
-      code: 'http_error' as const,
+    const envelope = failureEnvelope({
+      code: 'http_error',
+      status: 502,
       detail: { message: view.error ?? 'the builder run failed', reason: 'builder_failed', project_id: view.project.id },
-      status_code: 502,
-    };
+      headers: {},
+    });
     return { ...fields, status: 'completed', result: toolResult(envelope) };
   }
   if (view.status === 'completed')
