@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import { connectAgent } from '../oauth/oauth-support.ts';
 import type { TestService } from '../support/test-service.ts';
-import { accessible, OWNER, startConsole, stopConsole } from './console-support.ts';
+import { accessible, OWNER, startConsole, stopConsole, watchPage } from './console-support.ts';
 
 /**
  * The console in a real browser (docs/console.md): Debian's Chromium, driven by playwright-core, signs in
@@ -87,6 +87,7 @@ describe('the console in Chromium', () => {
 
   test('dark mode follows the system: pages and the grid turn dark, and stay accessible', async () => {
     const dark = await browser.newPage({ colorScheme: 'dark' });
+    watchPage(browser, dark);
     try {
       await dark.context().addCookies(await page.context().cookies());
       await dark.goto(`${origin}/`);
@@ -104,6 +105,7 @@ describe('the console in Chromium', () => {
 
   test('the nav is usable on a phone: at 390 px wide every link is on the screen and nothing scrolls sideways', async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    watchPage(browser, phone);
     try {
       await phone.context().addCookies(await page.context().cookies());
       await phone.goto(`${origin}/`);

@@ -63,14 +63,18 @@ const loggedErrors = new WeakMap<Browser, string[]>();
  * (a 4xx the test provokes) is Chromium's network line, not the page's error, and is left out.
  */
 function watchErrors(browser: Browser, context: BrowserContext): void {
-  const errors: string[] = [];
+  loggedErrors.set(browser, []);
+  context.on('page', (page) => watchPage(browser, page));
+}
+
+/** Records what `page` logs as errors, with the browser's other pages (for a page of a context of its own: a phone, a dark scheme). */
+export function watchPage(browser: Browser, page: Page): void {
+  const errors = loggedErrors.get(browser) ?? [];
   loggedErrors.set(browser, errors);
-  context.on('page', (page) => {
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(`${page.url()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(`${page.url()}: ${m.text()}`);
   });
+  page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
 }
 
 /**
