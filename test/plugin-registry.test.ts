@@ -30,6 +30,7 @@ describe('plugin definitions are checked when they load', () => {
     ['a missing description', { description: '' }, 'field "description"'],
     ['an input that is not a TypeBox object', { input: { type: 'object' } }, 'field "input"'],
     ['a requires entry that is not an input field', { requires: ['nope'] }, 'field "requires"'],
+    ['a row expression that is not an input field', { rowExpressions: ['nope'] }, 'field "rowExpressions"'],
     ['a batch size of 0', { batchSize: 0 }, 'field "batchSize"'],
     ['a cost without credits', { cost: { per: 'result' } }, 'field "cost.credits"'],
     ['no enrich function', { enrich: undefined }, 'field "enrich"'],

@@ -88,6 +88,13 @@ export function assertTool(def: unknown, where: string): asserts def is AnyTool 
   for (const r of d.requires as string[]) {
     if (!(r in props)) throw new PluginDefinitionError(where, 'requires', `names "${r}", which is not a field of input`);
   }
+  if (d.rowExpressions !== undefined) {
+    if (!Array.isArray(d.rowExpressions) || !d.rowExpressions.every((x) => typeof x === 'string'))
+      throw new PluginDefinitionError(where, 'rowExpressions', 'must be an array of config field names when set');
+    for (const r of d.rowExpressions as string[]) {
+      if (!(r in props)) throw new PluginDefinitionError(where, 'rowExpressions', `names "${r}", which is not a field of input`);
+    }
+  }
   if (!Array.isArray(d.produces) || d.produces.length === 0 || !d.produces.every((p) => p && typeof p.field === 'string'))
     throw new PluginDefinitionError(where, 'produces', 'must be a non-empty array of {field, description}');
   if (typeof d.batchSize !== 'number' || !Number.isInteger(d.batchSize) || d.batchSize < 1)

@@ -132,6 +132,12 @@ export interface ToolPlugin<S extends TObject = TObject> extends PluginBase<S> {
   kind: 'tool';
   /** Config fields that must be non-empty after rendering; a row missing one is `skipped`. */
   requires: string[];
+  /**
+   * Config fields holding a JSONata expression over the row, column names as fields (a formula's
+   * `expression`; SDK 1.2). The host reads them to refuse renaming a column they name (409: edit
+   * the expression first), which would otherwise leave it reading a field that no longer exists.
+   */
+  rowExpressions?: string[];
   /** The fields its value carries (waterfalls group tools that produce the same field). */
   produces: { field: string; description: string }[];
   /**

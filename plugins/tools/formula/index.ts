@@ -15,6 +15,7 @@ export default defineTool({
     { additionalProperties: false },
   ),
   requires: ['expression'],
+  rowExpressions: ['expression'],
   produces: [{ field: 'value', description: 'The expression’s result.' }],
   cost: { credits: 0, per: 'result' },
   batchSize: 500,
