@@ -197,4 +197,38 @@ describe.each(DIALECTS)('projects API on %s', (dialect) => {
       expect(list.body.total).toBe(0);
     });
   });
+
+  describe('PATCH /projects/{id}', () => {
+    test('renames the project: the answer is its details, and the list finds it by its new name', async () => {
+      const made = await t.api('POST', '/projects', {
+        body: { builder_id: 'manual_list_builder', form_data: { companies: 'c.example.com' }, name: 'Before' },
+      });
+      const id = made.body.project_id;
+      await waitForBuilder(t, id);
+      const r = await t.api('PATCH', `/projects/${id}`, { body: { name: 'Épsilon clinics' } });
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({ ...(await t.api('GET', `/projects/${id}`)).body, name: 'Épsilon clinics' });
+      expect(r.body.row_count).toBe(1);
+      expect((await t.api('GET', `/projects/${id}`)).body.name).toBe('Épsilon clinics');
+      const found = await t.api('GET', '/projects?name_search=ÉPSILON');
+      expect(found.body.projects.map((p: any) => p.id)).toEqual([id]);
+      expect((await t.api('GET', '/projects?name_search=Before')).body.total).toBe(0);
+    });
+
+    test('a blank, empty, too long or extra field is 422 and the name stays', async () => {
+      for (const body of [{ name: '' }, { name: '   ' }, { name: 'x'.repeat(256) }, {}, { name: 'Ok', builder_id: 'x' }]) {
+        const r = await t.api('PATCH', `/projects/${ids[4]}`, { body });
+        expect(r.status).toBe(422);
+      }
+      expect((await t.api('GET', `/projects/${ids[4]}`)).body.name).toBe('Delta');
+    });
+
+    test('another workspace’s project is 404 and keeps its name', async () => {
+      const other = await t.newWorkspace();
+      const r = await t.api('PATCH', `/projects/${ids[4]}`, { body: { name: 'Stolen' }, headers: { 'service-api-key': other.key } });
+      expect(r.status).toBe(404);
+      expect((await t.api('PATCH', '/projects/00000000-0000-7000-8000-000000000000', { body: { name: 'x' } })).status).toBe(404);
+      expect((await t.api('GET', `/projects/${ids[4]}`)).body.name).toBe('Delta');
+    });
+  });
 });

@@ -111,6 +111,8 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
     await mcp('get_project', { project_id: projectId });
     await rest('list_projects', '/projects?limit=10');
     await mcp('list_projects', { limit: 10, name_search: 'Schemas' });
+    await rest('update_project', `/projects/${projectId}`, { name: 'Schemas (renamed)' });
+    await mcp('update_project', { project_id: mcpProjectId, name: 'Cafés' });
   });
 
   test('rows: add one, add several, list with filters and sorts, read one', async () => {
@@ -278,11 +280,18 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
       tool_id: 'formula',
       config: { expression: '1' },
     });
+    await rest('update_column', `/projects/${projectId}/columns/${extra.col_id}`, { name: 'To delete (renamed)', run_condition: null });
     await rest('delete_column', `/projects/${projectId}/columns/${extra.col_id}`);
     const other = await rest('create_column', `/projects/${projectId}/columns`, {
       name: 'To delete (MCP)',
       tool_id: 'formula',
       config: { expression: '2' },
+    });
+    await mcp('update_column', {
+      project_id: projectId,
+      col_id: other.col_id,
+      config_json: JSON.stringify({ expression: '3' }),
+      auto_run: true,
     });
     await mcp('delete_column', { project_id: projectId, col_id: other.col_id });
     const page = await rest('get_project_rows', `/projects/${projectId}/rows?page_size=2`);

@@ -76,7 +76,7 @@ describe('REST transport hygiene', () => {
   test('OPTIONS lists the methods of a known path (204 + Allow), with no key needed', async () => {
     const r = await fetch(`${t.url}/projects/${pid}`, { method: 'OPTIONS' });
     expect(r.status).toBe(204);
-    expect(r.headers.get('allow')).toBe('GET, DELETE, HEAD, OPTIONS');
+    expect(r.headers.get('allow')).toBe('GET, PATCH, DELETE, HEAD, OPTIONS');
     expect(r.headers.get('access-control-allow-origin')).toBeNull();
   });
 

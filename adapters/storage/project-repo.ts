@@ -1,5 +1,4 @@
 import { type Selectable, sql } from 'kysely';
-import { ServiceError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import {
   type BuilderCheckpoint,
@@ -9,13 +8,22 @@ import {
   type ExecutionLogEntry,
   type Project,
   type ProjectSettings,
-  type WaterfallStep,
 } from '../../core/model.ts';
-import type { BuilderRunState, JobsOf, NewColumn, NewProject, ProjectListQuery, ProjectRepo } from '../../core/ports/storage.ts';
+import type {
+  BuilderRunState,
+  ColumnUpdate,
+  ColumnUpdateOutcome,
+  JobsOf,
+  NewColumn,
+  NewProject,
+  ProjectListQuery,
+  ProjectRepo,
+} from '../../core/ports/storage.ts';
 import type { Database } from './database.ts';
 import { storeJobs } from './job-outbox-repo.ts';
+import { columnRecord, ProjectColumns } from './project-columns.ts';
 import { likeEscape } from './rows/row-filter-sql.ts';
-import type { ColumnTable, ProjectTable } from './tables.ts';
+import type { ProjectTable } from './tables.ts';
 
 const json = (s: string | null): unknown => (s === null ? null : JSON.parse(s));
 
@@ -66,50 +74,12 @@ export const PROJECT_FIELDS = [
   'deleted_at',
 ] as const satisfies readonly (keyof ProjectTable)[];
 
-function toColumn(r: ColumnTable): Column {
-  return {
-    no: Number(r.col_no),
-    id: r.id,
-    name: r.name,
-    type: r.type as Column['type'],
-    toolId: r.tool_id,
-    config: json(r.config),
-    autoRun: Boolean(r.auto_run),
-    runCondition: r.run_condition,
-    waterfall: json(r.waterfall) as WaterfallStep[] | null,
-    maxCreditsPerRow: r.max_credits_per_row === null ? null : Number(r.max_credits_per_row),
-    stepOrder: r.step_order === 'auto' ? 'auto' : 'listed',
-    position: Number(r.position),
-  };
-}
-
-function columnRecord(projectPk: number, colNo: number, c: NewColumn, position: number, now: number): ColumnTable {
-  return {
-    project_pk: projectPk,
-    col_no: colNo,
-    id: newId(),
-    name: c.name,
-    type: c.type,
-    tool_id: c.toolId ?? null,
-    config: c.config === undefined ? null : JSON.stringify(c.config),
-    auto_run: c.autoRun ? 1 : 0,
-    run_condition: c.runCondition ?? null,
-    waterfall: c.waterfall ? JSON.stringify(c.waterfall) : null,
-    max_credits_per_row: c.maxCreditsPerRow ?? null,
-    step_order: c.stepOrder === 'auto' ? 'auto' : null,
-    position,
-    created_at: now,
-    deleted_at: null,
-  };
-}
-
-/** Projects whose column lists are remembered per process (oldest forgotten first). */
-const COLUMN_CACHE_PROJECTS = 5_000;
-
 export class SqlProjectRepo implements ProjectRepo {
-  private readonly columnCache = new Map<number, { version: number; columns: Column[] }>();
+  private readonly projectColumns: ProjectColumns;
 
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: Database) {
+    this.projectColumns = new ProjectColumns(database);
+  }
 
   private get db() {
     return this.database.db;
@@ -218,95 +188,28 @@ export class SqlProjectRepo implements ProjectRepo {
     return Number(r?.n ?? 0);
   }
 
-  /**
-   * A project's columns, in order. Given the project as just read, from memory when they were read
-   * at the same `columnsVersion`: columns are only ever added, and adding one advances the version,
-   * so a remembered list is exact (any future change to columns must advance it too). Given its pk
-   * only, read now.
-   */
-  async columns(project: Project | number): Promise<Column[]> {
-    if (typeof project === 'number') return this.readColumns(project);
-    const known = this.columnCache.get(project.pk);
-    if (known && known.version === project.columnsVersion) return [...known.columns];
-    const columns = await this.readColumns(project.pk);
-    // Read after the project: a column added meanwhile shows up here, and then under a newer version too.
-    const version = columns.reduce((m, c) => Math.max(m, c.no), 0) + 1 === project.columnsVersion ? project.columnsVersion : -1;
-    this.columnCache.delete(project.pk);
-    this.columnCache.set(project.pk, { version, columns: columns.map((c) => Object.freeze(c)) });
-    if (this.columnCache.size > COLUMN_CACHE_PROJECTS) this.columnCache.delete(this.columnCache.keys().next().value as number);
-    return columns;
+  columns(project: Project | number): Promise<Column[]> {
+    return this.projectColumns.columns(project);
   }
 
-  private async readColumns(projectPk: number): Promise<Column[]> {
-    const rows = await this.db
-      .selectFrom('project_columns')
-      .selectAll()
-      .where('project_pk', '=', projectPk)
-      .where('deleted_at', 'is', null)
-      .orderBy('position')
-      .orderBy('col_no')
+  addColumn(projectPk: number, column: NewColumn): Promise<Column> {
+    return this.projectColumns.add(projectPk, column);
+  }
+
+  updateColumn(projectPk: number, columnsVersion: number, update: ColumnUpdate): Promise<ColumnUpdateOutcome> {
+    return this.projectColumns.update(projectPk, columnsVersion, update);
+  }
+
+  deleteColumn(projectPk: number, colNo: number): Promise<boolean> {
+    return this.projectColumns.delete(projectPk, colNo);
+  }
+
+  async rename(pk: number, name: string): Promise<void> {
+    await this.db
+      .updateTable('projects')
+      .set({ name, name_lower: name.toLowerCase(), updated_at: Date.now() })
+      .where('pk', '=', pk)
       .execute();
-    return rows.map(toColumn);
-  }
-
-  /**
-   * Adds a column at the end. Every live row gets its (empty, `pending` for tools) cell key in the
-   * same transaction, so filters on the new column see every row.
-   */
-  async addColumn(projectPk: number, column: NewColumn): Promise<Column> {
-    return this.db.transaction().execute(async (trx) => {
-      // Lock the project record: column numbers and names are decided one writer at a time.
-      const lock = trx.selectFrom('projects').select(['next_col_no']).where('pk', '=', projectPk);
-      const project = await this.database.dialect.locking.lockedRead(lock).executeTakeFirstOrThrow();
-      const taken = await trx
-        .selectFrom('project_columns')
-        .select(['name', 'position'])
-        .where('project_pk', '=', projectPk)
-        .where('deleted_at', 'is', null)
-        .execute();
-      if (taken.some((c) => c.name === column.name)) {
-        throw new ServiceError('validation_error', {
-          message: `A column named "${column.name}" already exists; choose another name`,
-          errors: [{ path: 'name', message: 'is already used' }],
-        });
-      }
-      const colNo = Number(project.next_col_no);
-      const position = taken.reduce((m, c) => Math.max(m, Number(c.position)), 0) + 1;
-      const now = Date.now();
-      const record = columnRecord(projectPk, colNo, column, position, now);
-      await trx.insertInto('project_columns').values(record).execute();
-      await trx
-        .updateTable('projects')
-        .set({ next_col_no: colNo + 1, updated_at: now })
-        .where('pk', '=', projectPk)
-        .execute();
-      const status = column.type === 'tool' ? (column.cellStatus ?? 'pending') : 'default';
-      await sql`INSERT INTO cell_keys (project_pk, col_no, seq, status, is_empty, num_missing, num_key, text_key, text_full)
-        SELECT project_pk, ${colNo}, seq, ${status}, 1, 1, NULL, '', NULL FROM project_rows
-        WHERE project_pk = ${projectPk} AND deleted_at IS NULL`.execute(trx);
-      return toColumn(record);
-    });
-  }
-
-  async deleteColumn(projectPk: number, colNo: number): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      const now = Date.now();
-      const r = await trx
-        .updateTable('project_columns')
-        .set({ deleted_at: now })
-        .where('project_pk', '=', projectPk)
-        .where('col_no', '=', colNo)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 0) return false;
-      // The column number moves on: every process's cached columns of this project are stale now.
-      await trx
-        .updateTable('projects')
-        .set((eb) => ({ next_col_no: eb('next_col_no', '+', 1), updated_at: now }))
-        .where('pk', '=', projectPk)
-        .execute();
-      return true;
-    });
   }
 
   async setSavedFilters(pk: number, filterGroups: unknown[]): Promise<void> {

@@ -1,6 +1,7 @@
 import jsonata from 'jsonata';
 import { validationError } from '../errors.ts';
 import type { Expressions } from '../expressions/expression-pool.ts';
+import { withoutTemplates } from './templates.ts';
 
 /**
  * Parses a JSONata run condition to refuse a syntax error with a 422 that points at the position.
@@ -48,4 +49,31 @@ export function jsonataProblems(field: string, expression: string | undefined): 
   } catch (e) {
     return [{ path: field, message: `is not a valid JSONata expression (${(e as Error).message})` }];
   }
+}
+
+/** Every field name in a JSONata AST (path steps, backquoted names included). */
+function namesIn(node: unknown, into: Set<string>): void {
+  if (Array.isArray(node)) for (const n of node) namesIn(n, into);
+  else if (node && typeof node === 'object') {
+    const n = node as { type?: unknown; value?: unknown };
+    if (n.type === 'name' && typeof n.value === 'string') into.add(n.value);
+    for (const v of Object.values(node)) namesIn(v, into);
+  }
+}
+
+/**
+ * Whether a JSONata expression over the row (a run condition, a formula) reads `name` as a field,
+ * anywhere in it. `{{Column}}` templates are values, not fields. An expression that does not parse
+ * reads every name it holds as text (the answer errs towards "yes").
+ */
+export function expressionReads(expression: string, name: string): boolean {
+  let ast: unknown;
+  try {
+    ast = jsonata(withoutTemplates(expression, 'null')).ast();
+  } catch {
+    return expression.includes(name);
+  }
+  const names = new Set<string>();
+  namesIn(ast, names);
+  return names.has(name);
 }

@@ -28,3 +28,16 @@ export function renderTemplate(value: unknown, row: Record<string, unknown>): un
   }
   return value;
 }
+
+/** A config with every `{{from}}` template (blanks inside the braces allowed) naming `to` instead; the rest as it was. */
+export function renameTemplates(value: unknown, from: string, to: string): unknown {
+  if (typeof value === 'string') return value.replace(TEMPLATE, (whole, name: string) => (name === from ? `{{${to}}}` : whole));
+  if (Array.isArray(value)) return value.map((v) => renameTemplates(v, from, to));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renameTemplates(v, from, to)]));
+  }
+  return value;
+}
+
+/** A text with its `{{Column}}` templates replaced by `by` (what an expression reads once they are rendered). */
+export const withoutTemplates = (text: string, by: string): string => text.replace(TEMPLATE, by);

@@ -67,6 +67,11 @@ export function publishingStorage(storage: Storage, events: ProjectEventBus): St
         if (deleted) events.publish(args[0], { type: 'deleted', colNo: args[1] });
         return deleted;
       },
+      updateColumn: async (...args: Parameters<typeof projects.updateColumn>) => {
+        const outcome = await projects.updateColumn(...args);
+        if (typeof outcome === 'object') events.publish(args[0], { type: 'columns' });
+        return outcome;
+      },
       addColumn: async (...args: Parameters<typeof projects.addColumn>) => {
         const column = await projects.addColumn(...args);
         events.publish(args[0], { type: 'columns' });

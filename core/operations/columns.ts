@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { columnView } from '../columns/column-view.ts';
+import { updateColumn } from '../services/column-updates.ts';
 import { createColumn, runColumns } from '../services/columns.ts';
 import { estimateColumns } from '../services/estimates.ts';
 import { EXAMPLE_COLUMNS, EXAMPLE_IDS, EXAMPLE_TOOL_COLUMN, EXAMPLE_PLUGINS } from './examples.ts';
@@ -18,7 +19,7 @@ export const listColumns = defineOperation({
   project: true,
   response: Type.Array(ColumnSchema),
   example: { params: { project_id: EXAMPLE_IDS.project }, response: EXAMPLE_COLUMNS },
-  handler: async ({ kernel, project }) => (await kernel.storage.projects.columns(project)).map(columnView),
+  handler: async ({ kernel, project }) => (await kernel.storage.projects.columns(project)).map((c) => columnView(c, kernel.plugins)),
 });
 
 export const createColumnOp = defineOperation({
@@ -72,6 +73,50 @@ export const createColumnOp = defineOperation({
     response: EXAMPLE_TOOL_COLUMN,
   },
   handler: ({ kernel, project, body }) => createColumn(kernel, project, body),
+});
+
+export const updateColumnOp = defineOperation({
+  name: 'update_column',
+  summary: 'Change a column',
+  description:
+    'Renames a column, or changes a tool column’s config (validated as create_column validates it; of the first step of a waterfall), auto_run or run_condition; give at least one. A rename keeps every value, the unique key and saved filters; other columns’ {{Old Name}} templates are rewritten to the new name. Cells already filled are not run again: re-run them with run_pending_columns (mode all).',
+  hint: 'write',
+  method: 'PATCH',
+  path: '/projects/{project_id}/columns/{col_id}',
+  params: Type.Object({
+    project_id: Type.String({ description: 'Project UUID.' }),
+    col_id: Type.String({ description: 'The column’s col_id (list_columns).' }),
+  }),
+  project: true,
+  body: Type.Object(
+    {
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'New name, unique in the project.' })),
+      config: Type.Optional(
+        Type.Record(Type.String(), Type.Unknown(), {
+          description: 'Tool columns: the tool config (the first step’s, for a waterfall); {{Column Name}} inserts a row value.',
+        }),
+      ),
+      auto_run: Type.Optional(Type.Boolean({ description: 'Tool columns: enrich rows added later automatically.' })),
+      run_condition: Type.Optional(
+        Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], {
+          description: 'Tool columns: JSONata over the row; false skips the cell. null removes it.',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  response: ColumnSchema,
+  errors: {
+    404: 'No such column in this project.',
+    409: 'Another column has that name, or another column’s run_condition or expression reads the old name as a field (detail.read_by names them: edit them first). Nothing changed.',
+    422: 'Nothing to change, an invalid config or run_condition, or tool settings on an input column. Nothing changed.',
+  },
+  example: {
+    params: { project_id: EXAMPLE_IDS.project, col_id: EXAMPLE_IDS.domainColumn },
+    body: { name: 'Company domain' },
+    response: { ...EXAMPLE_TOOL_COLUMN, name: 'Company domain' },
+  },
+  handler: ({ kernel, project, params, body }) => updateColumn(kernel, project, params.col_id, body),
 });
 
 /** Which cells a run covers: shared by the run and its estimate. */

@@ -50,6 +50,7 @@ export const EXAMPLE_TOOL_COLUMN: ColumnView = {
   config: { value: '{{Website}}' },
   auto_run: true,
   run_condition: 'Website != null',
+  primary_field: 'domain',
 };
 
 export const EXAMPLE_COLUMNS: ColumnView[] = [
@@ -138,4 +139,5 @@ export const EXAMPLE_SCORE_COLUMN: ColumnView = {
   config: { icp_id: EXAMPLE_IDS.icp, definition: EXAMPLE_ICP_DEFINITION },
   auto_run: false,
   run_condition: null,
+  primary_field: 'icp_score',
 };

@@ -1,11 +1,11 @@
 import { listBuilders } from './builders.ts';
-import { createColumnOp, estimateColumnsOp, listColumns, runPendingColumns } from './columns.ts';
+import { createColumnOp, estimateColumnsOp, listColumns, runPendingColumns, updateColumnOp } from './columns.ts';
 import { getCredits } from './credits.ts';
 import { deleteColumnOp, deleteProject, deleteRows } from './deletes.ts';
 import { getFilters, setFilters } from './filters.ts';
 import { createIcpOp, deleteIcp, getIcp, getIcpScoreRun, listIcps, scoreIcp, updateIcpOp } from './icps.ts';
 import type { AnyOperation } from './operation.ts';
-import { createProject, estimateBuilder, getProject, listProjects, waitForProject } from './projects.ts';
+import { createProject, estimateBuilder, getProject, listProjects, updateProject, waitForProject } from './projects.ts';
 import { addRowOp, getRowOp, listRowsOp, searchRowsOp } from './rows.ts';
 import { addRowsOp } from './rows-batch.ts';
 import { exportProject } from './exports.ts';
@@ -30,6 +30,7 @@ export const operations: AnyOperation[] = [
   estimateBuilder,
   listProjects,
   getProject,
+  updateProject,
   waitForProject,
   deleteProject,
   updateProjectSettings,
@@ -47,6 +48,7 @@ export const operations: AnyOperation[] = [
   deleteRows,
   listColumns,
   createColumnOp,
+  updateColumnOp,
   deleteColumnOp,
   runPendingColumns,
   estimateColumnsOp,

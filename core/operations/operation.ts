@@ -40,7 +40,7 @@ export interface Operation<
   /** Written for agents and humans alike. */
   description: string;
   hint: AgentHint;
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Relative to BASE_PATH, OpenAPI style: `/projects/{project_id}`. */
   path: string;
   params?: P;

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { estimateBuild } from '../services/estimates.ts';
 import { waitOn } from '../services/project-work.ts';
-import { createProjectFromBuilder, projectDetails, projectSummary } from '../services/projects.ts';
+import { createProjectFromBuilder, projectDetails, projectSummary, renameProject } from '../services/projects.ts';
 import { EXAMPLE_IDS, EXAMPLE_PROJECT, EXAMPLE_PROJECT_NAME, EXAMPLE_TIMES, EXAMPLE_PLUGINS } from './examples.ts';
 import { JsonQueryParam } from './json-query.ts';
 import { defineOperation } from './operation.ts';
@@ -105,6 +105,28 @@ export const getProject = defineOperation({
   response: ProjectDetailsSchema,
   example: { params: { project_id: EXAMPLE_IDS.project }, response: EXAMPLE_PROJECT },
   handler: ({ kernel, project }) => projectDetails(kernel, project),
+});
+
+export const updateProject = defineOperation({
+  name: 'update_project',
+  summary: 'Rename a project',
+  description: 'Renames a project. Answers its details, as get_project does.',
+  hint: 'write',
+  method: 'PATCH',
+  path: '/projects/{project_id}',
+  params: ProjectIdParams,
+  project: true,
+  body: Type.Object(
+    { name: Type.String({ minLength: 1, maxLength: 255, description: 'The project’s new name.' }) },
+    { additionalProperties: false },
+  ),
+  response: ProjectDetailsSchema,
+  example: {
+    params: { project_id: EXAMPLE_IDS.project },
+    body: { name: 'Dentists in Lyon (2026)' },
+    response: { ...EXAMPLE_PROJECT, name: 'Dentists in Lyon (2026)' },
+  },
+  handler: ({ kernel, project, body }) => renameProject(kernel, project, body.name),
 });
 
 /** Longest wait one call may ask for: under the 60 s many clients and proxies allow a request. */

@@ -31,7 +31,7 @@ function knownTools(kernel: Kernel): string {
 }
 
 /** Checks one tool step: the tool exists, its config fits the tool's schema, its templates name columns. */
-function checkStep(kernel: Kernel, step: WaterfallStep, path: string, columnNames: Set<string>, errors: FieldError[]): void {
+export function checkStep(kernel: Kernel, step: WaterfallStep, path: string, columnNames: Set<string>, errors: FieldError[]): void {
   const tool = kernel.plugins.tool(step.tool_id);
   if (!tool) {
     errors.push({
@@ -53,6 +53,39 @@ function checkStep(kernel: Kernel, step: WaterfallStep, path: string, columnName
 
 /** A column's config (all waterfall steps) is settings, not data: it stays small. */
 const MAX_CONFIG_BYTES = 65_536;
+
+/** The problem of a column's steps over MAX_CONFIG_BYTES, at `path`. */
+export function configSizeProblems(steps: WaterfallStep[], path: string): FieldError[] {
+  const bytes = valueBytes(steps);
+  if (bytes <= MAX_CONFIG_BYTES) return [];
+  return [
+    {
+      path,
+      message: `is ${bytes.toLocaleString('en-US')} bytes; a column's config holds at most ${MAX_CONFIG_BYTES.toLocaleString('en-US')}`,
+    },
+  ];
+}
+
+/** A run condition that does not parse, as a field problem. */
+export function conditionProblems(condition: string | null | undefined): FieldError[] {
+  if (!condition) return [];
+  try {
+    compileCondition(condition);
+    return [];
+  } catch (e) {
+    if (e instanceof ServiceError) return [{ path: 'run_condition', message: String((e.detail as { message: string }).message) }];
+    throw e;
+  }
+}
+
+/** Refuses a column with problems: 422 naming each one, nothing changed. */
+export function refuseColumnProblems(errors: FieldError[]): void {
+  if (errors.length === 0) return;
+  throw validationError(
+    `Invalid column: ${errors.map((e) => `${e.path.replace(/^\./, '')} ${e.message}`).join('; ')}`,
+    errors.map((e) => ({ ...e, path: e.path.replace(/^\./, '') })),
+  );
+}
 
 /**
  * Adds a tool column. Existing rows get a `pending` cell (run them with run_pending_columns);
@@ -78,13 +111,7 @@ export async function createColumn(
     errors.push({ path: 'tool_id', message: 'must be omitted or equal the first waterfall step' });
   }
   for (const [i, s] of steps.entries()) checkStep(kernel, s, input.waterfall?.length ? `waterfall[${i}]` : '', names, errors);
-  const configBytes = valueBytes(steps);
-  if (configBytes > MAX_CONFIG_BYTES) {
-    errors.push({
-      path: input.waterfall?.length ? 'waterfall' : 'config',
-      message: `is ${configBytes.toLocaleString('en-US')} bytes; a column's config holds at most ${MAX_CONFIG_BYTES.toLocaleString('en-US')}`,
-    });
-  }
+  errors.push(...configSizeProblems(steps, input.waterfall?.length ? 'waterfall' : 'config'));
   if (names.has(input.name)) errors.push({ path: 'name', message: `a column named "${input.name}" already exists` });
   if (steps.length > 1) {
     const fields = steps.map((s) => new Set(kernel.plugins.tool(s.tool_id)?.produces.map((p) => p.field) ?? []));
@@ -96,19 +123,8 @@ export async function createColumn(
   if (input.order === 'auto' && steps.length < 2) {
     errors.push({ path: 'order', message: '"auto" orders the steps of a waterfall: give two steps or more' });
   }
-  if (input.run_condition) {
-    try {
-      compileCondition(input.run_condition);
-    } catch (e) {
-      if (e instanceof ServiceError) errors.push({ path: 'run_condition', message: String((e.detail as { message: string }).message) });
-    }
-  }
-  if (errors.length) {
-    throw validationError(
-      `Invalid column: ${errors.map((e) => `${e.path.replace(/^\./, '')} ${e.message}`).join('; ')}`,
-      errors.map((e) => ({ ...e, path: e.path.replace(/^\./, '') })),
-    );
-  }
+  errors.push(...conditionProblems(input.run_condition));
+  refuseColumnProblems(errors);
   const first = steps[0] as WaterfallStep;
   const column = await kernel.storage.projects.addColumn(project.pk, {
     name: input.name,
@@ -122,7 +138,7 @@ export async function createColumn(
     stepOrder: input.order === 'auto' ? 'auto' : 'listed',
     ...(options.cellStatus ? { cellStatus: options.cellStatus } : {}),
   });
-  return columnView(column);
+  return columnView(column, kernel.plugins);
 }
 
 /**

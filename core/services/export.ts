@@ -1,6 +1,7 @@
 import { type Options as CsvOptions, stringify } from 'csv-stringify/sync';
 import type { Kernel } from '../kernel.ts';
 import type { Column, Project, StoredRow } from '../model.ts';
+import { primaryField } from '../columns/column-view.ts';
 import { displayText, primaryValue } from '../rows/cell-values.ts';
 import { spreadsheetSafe } from '../rows/spreadsheet-text.ts';
 import { rowQuery, toolColumnNos } from './rows.ts';
@@ -33,19 +34,6 @@ const CSV_OPTIONS: CsvOptions = {
   quoted_match: [/[\r\n]/, /^\s|\s$/],
   cast: { string: (v: string) => (v === '' ? { value: '', quoted_empty: true } : v) },
 };
-
-/**
- * The field a tool column's values are read by: the first field its tool produces (for a waterfall,
- * the first one every step produces). Input columns have none.
- */
-export function primaryField(kernel: Kernel, column: Column): string | null {
-  if (column.type !== 'tool') return null;
-  const tools = (column.waterfall?.length ? column.waterfall.map((s) => s.tool_id) : [column.toolId]).map((id) =>
-    id ? (kernel.plugins.tool(id)?.produces.map((p) => p.field) ?? []) : [],
-  );
-  const [first = [], ...others] = tools;
-  return first.find((f) => others.every((fields) => fields.includes(f))) ?? first[0] ?? null;
-}
 
 /**
  * The rows of an export, page by page: without a filter or a sort, a walk by row id (each page a
@@ -93,7 +81,7 @@ export async function exportCsv(
   const { shown } = query;
   const encoder = new TextEncoder();
   const guard = options.escapeFormulas === false ? (s: string) => s : spreadsheetSafe;
-  const fields = shown.map((c) => (options.values === 'json' ? null : primaryField(kernel, c)));
+  const fields = shown.map((c) => (options.values === 'json' ? null : primaryField(kernel.plugins, c)));
   // null stays null (an empty field), so that it reads back apart from the empty string.
   const cell = (v: unknown, i: number) => {
     const shownValue = primaryValue(v ?? null, fields[i] as string | null);

@@ -169,7 +169,7 @@ export async function scoreProject(kernel: Kernel, workspace: Workspace, icpId: 
     project_id: project.id,
     run_id: run.id,
     status: inline ? ('completed' as const) : ('queued' as const),
-    column: target ? columnView(target) : null,
+    column: target ? columnView(target, kernel.plugins) : null,
     rows_total: rowsTotal,
     preview: {
       rows_considered: first.length,
@@ -198,7 +198,7 @@ export async function scoreRunView(kernel: Kernel, run: IcpScoreRunRecord) {
     icp_id: run.icpId,
     project_id: run.projectId,
     status: run.status,
-    column: column ? columnView(column) : null,
+    column: column ? columnView(column, kernel.plugins) : null,
     rows_total: run.rowsTotal,
     rows_done: run.rowsDone,
     scored: run.tally.scored,

@@ -1,4 +1,4 @@
-import { type FieldError, quoted, validationError } from '../errors.ts';
+import { type FieldError, quoted, ServiceError, validationError } from '../errors.ts';
 import { columnNameProblems } from '../columns/column-names.ts';
 import { writeStartingJobs } from '../jobs/job-outbox.ts';
 import type { Kernel } from '../kernel.ts';
@@ -140,7 +140,7 @@ export async function projectDetails(kernel: Kernel, project: Project) {
     id: project.id,
     name: project.name,
     builder_id: project.builderId,
-    columns: columns.map(columnView),
+    columns: columns.map((c) => columnView(c, kernel.plugins)),
     first_company_data: rowValues(columns, first),
     row_count: counts.get(project.pk) ?? 0,
     builder_status: {
@@ -154,4 +154,13 @@ export async function projectDetails(kernel: Kernel, project: Project) {
     createdAt: iso(project.createdAt),
     updatedAt: iso(project.updatedAt),
   };
+}
+
+/** PATCH /projects/{id}: renames the project; answers its details as GET /projects/{id} does. */
+export async function renameProject(kernel: Kernel, project: Project, name: string) {
+  if (name.trim() === '') throw validationError('name is blank: give the project a name', [{ path: 'name', message: 'must not be blank' }]);
+  await kernel.storage.projects.rename(project.pk, name);
+  const renamed = await kernel.storage.projects.getByPk(project.pk);
+  if (!renamed) throw new ServiceError('not_found', 'Project not found (deleted meanwhile)');
+  return projectDetails(kernel, renamed);
 }

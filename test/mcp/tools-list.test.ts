@@ -134,7 +134,7 @@ describe.each(DIALECTS)('MCP tools/list on %s', (dialect) => {
   test('descriptions tell an agent what the tool does and what it answers (the envelope once, in the instructions)', () => {
     for (const tool of tools.values()) {
       expect(tool.description.length).toBeGreaterThan(60);
-      expect(tool.description).toMatch(/\(REST: (GET|POST|PUT|DELETE) \/.+\)$/);
+      expect(tool.description).toMatch(/\(REST: (GET|POST|PUT|PATCH|DELETE) \/.+\)$/);
     }
     const instructions = client.getInstructions() ?? '';
     expect(instructions).toContain('{"ok":true,"data":…}');

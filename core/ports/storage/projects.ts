@@ -15,6 +15,26 @@ export interface NewColumn {
   cellStatus?: 'pending' | 'queued';
 }
 
+/** What update_column changes in one column, and in the other columns a rename rewrites. */
+export interface ColumnUpdate {
+  colNo: number;
+  /** Fields left undefined stay as they are. */
+  name?: string;
+  config?: unknown;
+  waterfall?: WaterfallStep[] | null;
+  autoRun?: boolean;
+  runCondition?: string | null;
+  /** Other columns whose configs change with it (their `{{Old Name}}` templates renamed). */
+  rewritten?: { colNo: number; config: unknown; waterfall: WaterfallStep[] | null }[];
+}
+
+/**
+ * What updateColumn did: the column as it is now; `moved` when the project's columns were no longer
+ * at the version the update was computed from (nothing written: compute it again); `gone` when the
+ * column is no longer there.
+ */
+export type ColumnUpdateOutcome = { column: Column } | 'moved' | 'gone';
+
 export interface ProjectListQuery {
   workspaceId: string;
   limit: number;
@@ -57,6 +77,15 @@ export interface ProjectRepo {
   addColumn(projectPk: number, column: NewColumn): Promise<Column>;
   /** Deletes a live column (false: none of that number); the project's column caches on every process read it anew. */
   deleteColumn(projectPk: number, colNo: number): Promise<boolean>;
+  /**
+   * Changes a column, in one transaction with the other columns it rewrites and, on a rename, the
+   * unique key's column names (the settings). Written only while the project's columns are still at
+   * `columnsVersion` (else `moved`); a name another live column holds is a 409. Advances the version:
+   * every process's cached columns of the project are read anew.
+   */
+  updateColumn(projectPk: number, columnsVersion: number, update: ColumnUpdate): Promise<ColumnUpdateOutcome>;
+  /** Renames the project. */
+  rename(pk: number, name: string): Promise<void>;
   setSavedFilters(pk: number, filterGroups: unknown[]): Promise<void>;
   /** The project's settings (JSON), when its unique columns stay as they are (else RowRepo.replaceKeys). */
   setSettings(pk: number, settings: string): Promise<void>;
