@@ -158,6 +158,8 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
     });
     await rest('get_row', `/projects/${projectId}/rows/${added.row_id}`);
     await mcp('get_row', { project_id: projectId, row_id: added.row_id });
+    await rest('update_row', `/projects/${projectId}/rows/${added.row_id}`, { cells: { Nick: 'HOO' } });
+    await mcp('update_row', { project_id: projectId, row_id: added.row_id, cells_json: JSON.stringify({ Employees: '310' }) });
   });
 
   test('tool columns: every column shape (auto-run, run condition, waterfall with a cap) and every cell state', async () => {

@@ -45,6 +45,15 @@ export function publishingStorage(storage: Storage, events: ProjectEventBus): St
         }
         return filled;
       },
+      updateCells: async (...args: Parameters<typeof rows.updateCells>) => {
+        const updated = await rows.updateCells(...args);
+        const [pk, seq, cells] = args;
+        if (updated) {
+          for (const [colNo, cell] of Object.entries(cells))
+            events.publish(pk, { type: 'cells', colNo: Number(colNo), cells: [{ seq, status: 'default', value: cell.v }] });
+        }
+        return updated;
+      },
       writeCells: async (...args: Parameters<typeof rows.writeCells>) => {
         await rows.writeCells(...args);
         const [pk, colNo, cells] = args;

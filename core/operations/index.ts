@@ -6,7 +6,7 @@ import { getFilters, setFilters } from './filters.ts';
 import { createIcpOp, deleteIcp, getIcp, getIcpScoreRun, listIcps, scoreIcp, updateIcpOp } from './icps.ts';
 import type { AnyOperation } from './operation.ts';
 import { createProject, estimateBuilder, getProject, listProjects, updateProject, waitForProject } from './projects.ts';
-import { addRowOp, getRowOp, listRowsOp, searchRowsOp } from './rows.ts';
+import { addRowOp, getRowOp, listRowsOp, searchRowsOp, updateRowOp } from './rows.ts';
 import { addRowsOp } from './rows-batch.ts';
 import { exportProject } from './exports.ts';
 import { deleteProjectSchedule, getProjectSchedule, setProjectSchedule } from './schedules.ts';
@@ -42,6 +42,7 @@ export const operations: AnyOperation[] = [
   listRowsOp,
   searchRowsOp,
   getRowOp,
+  updateRowOp,
   exportProject,
   createInboundUrlOp,
   deleteInboundUrl,

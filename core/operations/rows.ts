@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { updateRow } from '../services/row-edits.ts';
 import { addRow, getRow, listRows, ROW_EXISTS } from '../services/rows.ts';
 import { EXAMPLE_COMPANY, EXAMPLE_FILTER_GROUPS, EXAMPLE_IDS, EXAMPLE_ROW, EXAMPLE_SORT_RULES } from './examples.ts';
 import { JsonQueryParam } from './json-query.ts';
@@ -140,4 +141,39 @@ export const getRowOp = defineOperation({
   response: RowSchema,
   example: { params: { project_id: EXAMPLE_IDS.project, row_id: '1' }, response: EXAMPLE_ROW },
   handler: ({ kernel, project, params, query }) => getRow(kernel, project, params.row_id, { meta: wantsMeta(query) }),
+});
+
+export const updateRowOp = defineOperation({
+  name: 'update_row',
+  summary: 'Change a row',
+  description:
+    'Sets input cells of one row: `cells` maps input column names (or col_ids) to their new values (null empties a cell). Tool cells are filled by their tool: re-run them instead (run_pending_columns with mode "all" and row_ids); tool cells that read the edited values are not re-run on their own. A value giving the row a unique key another row holds is a 409. Answers the row, as get_row does.',
+  hint: 'write',
+  method: 'PATCH',
+  path: '/projects/{project_id}/rows/{row_id}',
+  params: getRowOp.params,
+  project: true,
+  body: Type.Object(
+    {
+      cells: Type.Record(Type.String(), Type.Unknown(), {
+        description: 'Input column name (or col_id) → its new value; the other cells stay.',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  response: RowSchema,
+  errors: {
+    404: 'No such row in this project (or it was deleted).',
+    409: 'The new values give the row the unique key (project settings unique_columns) of another row: detail.row_id names it. Nothing was written.',
+    422: 'cells names no column, a tool column or an unknown column, or a value over MAX_CELL_BYTES / a row over MAX_ROW_BYTES. Nothing was written.',
+  },
+  example: {
+    params: { project_id: EXAMPLE_IDS.project, row_id: '1' },
+    body: { cells: { Phone: '+33 4 78 00 00 01' } },
+    response: {
+      ...EXAMPLE_ROW,
+      company: { ...EXAMPLE_ROW.company, Phone: { name: 'Phone', value: '+33 4 78 00 00 01', status: 'default', is_loading: false } },
+    },
+  },
+  handler: ({ kernel, project, params, body }) => updateRow(kernel, project, params.row_id, body.cells),
 });

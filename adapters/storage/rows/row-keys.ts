@@ -1,9 +1,11 @@
 import type { Cell, Column } from '../../../core/model.ts';
 import { isEmptyValue } from '../../../core/rows/cell-values.ts';
-import type { FilledCell } from '../../../core/ports/storage.ts';
+import { rowKey } from '../../../core/rows/unique-key.ts';
+import { type FilledCell, UniqueKeyTaken } from '../../../core/ports/storage.ts';
 import type { Database } from '../database.ts';
 import { chunks } from '../compiled-queries.ts';
 import { cellKey, parseCells, storedCell } from './cell-records.ts';
+import type { WriteEffect } from './listing-memory.ts';
 import { changed, type RowWrites, unchanged } from './row-write.ts';
 
 const KEY_CHUNK = 500;
@@ -91,6 +93,59 @@ export class RowKeys {
       for (const seq of done) filled.push({ seq, colNo: column.no, value: wanted.find((u) => u.seq === seq)?.cells[column.no]?.v ?? null });
     }
     return filled;
+  }
+
+  /**
+   * Writes input cells of one live row, with their keys (and its unique key, from `keyColumns`), as
+   * one write: one column's cells are a write to that column, several a write that may move any
+   * listing. Cells set to null leave the row document. A key another row holds: UniqueKeyTaken.
+   */
+  async updateCells(projectPk: number, seq: number, cells: Record<number, Cell>, keyColumns?: number[]): Promise<boolean> {
+    const colNos = Object.keys(cells).map(Number);
+    const effect: WriteEffect = colNos.length === 1 ? { kind: 'cells', colNo: colNos[0] as number, valuesToo: true } : { kind: 'delete' };
+    try {
+      return await this.writes.run(projectPk, effect, async ({ trx, change }) => {
+        const read = trx
+          .selectFrom('project_rows')
+          .select('cells')
+          .where('project_pk', '=', projectPk)
+          .where('seq', '=', seq)
+          .where('deleted_at', 'is', null);
+        const row = await this.database.dialect.locking.lockedRead(read).executeTakeFirst();
+        if (!row) return unchanged(false);
+        const stored = parseCells(row.cells);
+        for (const [no, cell] of Object.entries(cells)) {
+          if (cell.v === null && !cell.e) delete stored[no];
+          else stored[no] = storedCell(cell);
+        }
+        await change([seq], 'update', async () => {
+          await trx
+            .updateTable('project_rows')
+            .set({ cells: JSON.stringify(stored), updated_at: Date.now() })
+            .where('project_pk', '=', projectPk)
+            .where('seq', '=', seq)
+            .execute();
+          for (const [no, cell] of Object.entries(cells)) {
+            await trx
+              .updateTable('cell_keys')
+              .set(cellKey(cell.v, 'default'))
+              .where('project_pk', '=', projectPk)
+              .where('col_no', '=', Number(no))
+              .where('seq', '=', seq)
+              .execute();
+          }
+          if (!keyColumns) return;
+          // The row's key is made anew from its values as they now are; the primary key refuses one another row holds.
+          await trx.deleteFrom('row_keys').where('project_pk', '=', projectPk).where('seq', '=', seq).execute();
+          const key = rowKey(keyColumns.map((no) => stored[no]?.v ?? null));
+          if (key) await trx.insertInto('row_keys').values({ project_pk: projectPk, key_hash: key, seq }).execute();
+        });
+        return changed(true);
+      });
+    } catch (e) {
+      if (this.database.dialect.errors.isDuplicateKey(e)) throw new UniqueKeyTaken();
+      throw e;
+    }
   }
 
   /**

@@ -53,6 +53,10 @@ export class SqlRowRepo implements RowRepo {
     return this.keys.fillEmpty(projectPk, columns, updates);
   }
 
+  updateCells(projectPk: number, seq: number, cells: Record<number, Cell>, keyColumns?: number[]): Promise<boolean> {
+    return this.keys.updateCells(projectPk, seq, cells, keyColumns);
+  }
+
   replaceKeys(projectPk: number, settings: string, keys: { seq: number; key: string }[]): Promise<void> {
     return this.keys.replaceKeys(projectPk, settings, keys);
   }

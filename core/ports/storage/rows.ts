@@ -72,6 +72,13 @@ export interface RowRepo {
   findKeys(projectPk: number, keys: string[]): Promise<Map<string, number>>;
   /** Fills the empty input cells of existing rows with the given values (on_conflict "update"); answers the cells filled. */
   fillEmpty(projectPk: number, columns: Column[], updates: { seq: number; cells: Record<number, Cell> }[]): Promise<FilledCell[]>;
+  /**
+   * Writes input cells of one live row (PATCH rows/{row_id}): its document and the cells' keys, in
+   * one write that moves the change counter; with `keyColumns` (the unique key's column numbers, one
+   * of them edited) its unique key is made anew from its values, and a key another live row holds
+   * fails the write with UniqueKeyTaken (nothing written). False: the row is not live.
+   */
+  updateCells(projectPk: number, seq: number, cells: Record<number, Cell>, keyColumns?: number[]): Promise<boolean>;
   /** Replaces the project's unique keys by these (every live row's), together with its settings (JSON), in one transaction. */
   replaceKeys(projectPk: number, settings: string, keys: { seq: number; key: string }[]): Promise<void>;
   /** The run each of these cells of one column was queued by (cells without one are absent). */
