@@ -200,6 +200,8 @@ describe.each(DIALECTS)('every operation answers what its response schema says, 
     await mcp('list_columns', { project_id: projectId });
     await rest('get_project', `/projects/${projectId}`);
     await mcp('get_project_rows', { project_id: projectId, page_size: 100 });
+    await rest('get_column_progress', `/projects/${projectId}/columns/progress`);
+    await mcp('get_column_progress', { project_id: projectId });
   });
 
   test('filters: save and read them back', async () => {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { columnView } from '../columns/column-view.ts';
+import { columnProgress } from '../services/column-progress.ts';
 import { updateColumn } from '../services/column-updates.ts';
 import { createColumn, runColumns } from '../services/columns.ts';
 import { estimateColumns } from '../services/estimates.ts';
@@ -189,4 +190,57 @@ export const estimateColumnsOp = defineOperation({
     response: { cells: 120, credits_max: 120, credits_expected: 74.4, balance: 1000, balance_after: 925.6 },
   },
   handler: ({ kernel, project, body }) => estimateColumns(kernel, project, body),
+});
+
+const cellsWith = (what: string) => Type.Integer({ minimum: 0, description: `Cells ${what}.` });
+
+export const getColumnProgress = defineOperation({
+  name: 'get_column_progress',
+  summary: 'Progress of tool columns',
+  description:
+    'How far each tool column has come: over the live rows, its cells by status (pending, queued, running, completed, no_result, error, skipped, insufficient_credits), `failed` (= error, the cells mode "failed" re-runs) and `total`. Counted from the cells themselves; asked again while nothing changed, answered from memory.',
+  hint: 'read',
+  method: 'GET',
+  path: '/projects/{project_id}/columns/progress',
+  params: ProjectIdParams,
+  project: true,
+  response: Type.Object({
+    columns: Type.Array(
+      Type.Object({
+        col_id: Type.String(),
+        total: cellsWith('in the column (one per live row)'),
+        pending: cellsWith('never run, or stopped for lack of credits by a run cap'),
+        queued: cellsWith('waiting for a worker'),
+        running: cellsWith('being enriched now'),
+        completed: cellsWith('with a value'),
+        no_result: cellsWith('whose tools found nothing'),
+        error: cellsWith('ended in error'),
+        failed: cellsWith('ended in error (the same as error: what mode "failed" re-runs)'),
+        skipped: cellsWith('skipped (run condition false, or an input missing)'),
+        insufficient_credits: cellsWith('stopped for lack of credits'),
+      }),
+      { description: 'Every tool column, in the project’s order.' },
+    ),
+  }),
+  example: {
+    params: { project_id: EXAMPLE_IDS.project },
+    response: {
+      columns: [
+        {
+          col_id: EXAMPLE_IDS.domainColumn,
+          total: 20,
+          pending: 0,
+          queued: 2,
+          running: 3,
+          completed: 12,
+          no_result: 1,
+          error: 1,
+          failed: 1,
+          skipped: 1,
+          insufficient_credits: 0,
+        },
+      ],
+    },
+  },
+  handler: ({ kernel, project }) => columnProgress(kernel, project),
 });

@@ -1,5 +1,5 @@
 import { listBuilders } from './builders.ts';
-import { createColumnOp, estimateColumnsOp, listColumns, runPendingColumns, updateColumnOp } from './columns.ts';
+import { createColumnOp, estimateColumnsOp, getColumnProgress, listColumns, runPendingColumns, updateColumnOp } from './columns.ts';
 import { getCredits } from './credits.ts';
 import { deleteColumnOp, deleteProject, deleteRows } from './deletes.ts';
 import { getFilters, setFilters } from './filters.ts';
@@ -53,6 +53,7 @@ export const operations: AnyOperation[] = [
   deleteColumnOp,
   runPendingColumns,
   estimateColumnsOp,
+  getColumnProgress,
   getFilters,
   setFilters,
   listTools,

@@ -128,6 +128,26 @@ export class RowReader {
     );
   }
 
+  /**
+   * Cells per (column, status) over the project's live rows: deleted rows' keys go with them, so the
+   * keys alone tell. One grouped count per column, in one statement (UNION ALL): with the column
+   * named by equality each part reads one primary-key range; `col_no IN (…)` made MariaDB walk the
+   * whole project's text index and look each record up (10× slower at 100,000 rows).
+   */
+  async statusCounts(projectPk: number, colNos: number[]): Promise<{ colNo: number; status: CellStatus; cells: number }[]> {
+    const part = (colNo: number) =>
+      this.db
+        .selectFrom('cell_keys')
+        .select(['col_no', 'status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('project_pk', '=', projectPk)
+        .where('col_no', '=', colNo)
+        .groupBy(['col_no', 'status']);
+    const [first, ...others] = colNos;
+    if (first === undefined) return [];
+    const rows = await others.reduce((q, colNo) => q.unionAll(part(colNo)), part(first)).execute();
+    return rows.map((r) => ({ colNo: Number(r.col_no), status: r.status as CellStatus, cells: Number(r.n) }));
+  }
+
   /** Tool columns of live projects that hold `queued` or `running` cells. */
   async unfinishedColumns(): Promise<{ projectPk: number; colNo: number }[]> {
     const rows = await this.db

@@ -85,6 +85,10 @@ export class SqlRowRepo implements RowRepo {
     return this.writer.softDelete(projectPk, seqs);
   }
 
+  statusCounts(projectPk: number, colNos: number[]): Promise<{ colNo: number; status: CellStatus; cells: number }[]> {
+    return this.reader.statusCounts(projectPk, colNos);
+  }
+
   unfinishedColumns(): Promise<{ projectPk: number; colNo: number }[]> {
     return this.reader.unfinishedColumns();
   }

@@ -53,6 +53,11 @@ export interface RowRepo {
   version(projectPk: number): Promise<number>;
   /** Soft-deletes rows of the project; returns how many were live. */
   softDelete(projectPk: number, seqs: number[]): Promise<number>;
+  /**
+   * How many cells of these columns have each status, over the project's live rows: one grouped
+   * count of their cell keys (a scan of the columns' keys, no index of its own: cache the answer).
+   */
+  statusCounts(projectPk: number, colNos: number[]): Promise<{ colNo: number; status: CellStatus; cells: number }[]>;
   /** Tool columns of live projects that hold `queued` or `running` cells (work to resume after a restart). */
   unfinishedColumns(): Promise<{ projectPk: number; colNo: number }[]>;
   /**
