@@ -55,6 +55,8 @@ describe.each(DIALECTS)('tool columns on %s', (dialect) => {
       tool_id: 'domain_normalizer',
       auto_run: false,
       config: { value: '{{Website}}' },
+      // The field of its values that stands for them (what the console shows of an object value).
+      primary_field: 'domain',
     });
     const rows = await t.api('GET', `/projects/${pid}/rows`);
     for (const row of rows.body.rows)

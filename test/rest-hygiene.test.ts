@@ -67,7 +67,7 @@ describe('REST transport hygiene', () => {
     expect(patch.body.detail).toBe('This endpoint answers POST, GET, HEAD, OPTIONS; not PATCH');
     const put = await answer(await fetch(`${t.url}/projects/${pid}/rows/123`, { method: 'PUT' }));
     expect(put.status).toBe(405);
-    expect(put.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    expect(put.headers.get('allow')).toBe('GET, PATCH, HEAD, OPTIONS');
     const unknown = await answer(await fetch(`${t.url}/projects/${pid}/nothing-here`, { method: 'PATCH' }));
     expect(unknown.status).toBe(404);
     expect(unknown.body.detail).toContain('/docs');
