@@ -1,3 +1,5 @@
+import { plainFieldError, plainMessage } from './words.ts';
+
 /** How the console talks to the service: the same REST operations as any client, with the session's cookie and CSRF token. */
 
 export interface Boot {
@@ -57,9 +59,25 @@ async function call<T>(url: string, method: string, body?: unknown): Promise<T> 
   const parsed = text ? JSON.parse(text) : null;
   if (!r.ok) {
     const detail = parsed?.detail;
-    const message = typeof detail === 'string' ? detail : (detail?.message ?? `The service answered ${r.status}`);
     const fields: Record<string, string> = {};
-    for (const e of detail?.errors ?? []) fields[e.path] = e.message;
+    for (const e of detail?.errors ?? []) fields[e.path] = plainFieldError(e.message);
+    const said = typeof detail === 'string' ? detail : detail?.message;
+    // Field errors, named as the forms name their fields ("form_data.max_results" → "Max results").
+    // (an error of the whole request, path "" or "(root)", is the message's own: it says it better)
+    const named = Object.entries(fields)
+      .filter(([path]) => path !== '' && !path.startsWith('('))
+      .map(([path, m]) => {
+        const last = (path.split('.').pop() ?? path).replace(/\[\d+\]$/, '').replace(/_/g, ' ');
+        return `${last.charAt(0).toUpperCase()}${last.slice(1)}: ${m}`;
+      });
+    // The service's sentence, unless it is only the list of those field errors in schema words.
+    const schemaList = !said || /^Invalid (body|query|params|path)\b|^form_data does not fit builder/.test(said);
+    const message =
+      named.length && schemaList
+        ? named.join(' ')
+        : said
+          ? plainMessage(said)
+          : `The service answered ${r.status}: try again, or reload the page.`;
     throw new ApiError(r.status, message, fields, detail);
   }
   return parsed as T;

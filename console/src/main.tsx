@@ -3,7 +3,7 @@ import { loadSession, session } from './api.ts';
 import { NewProjectPage } from './pages/new-project.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { ProjectSettingsPage } from './pages/project-settings.tsx';
-import { ProjectTablePage } from './pages/project-table.tsx';
+import { ProjectTablePage } from './pages/table/project-table.tsx';
 import { ApiKeysPage } from './pages/settings-api.tsx';
 import { CreditsPage } from './pages/settings-credits.tsx';
 import { MembersPage } from './pages/settings-members.tsx';
@@ -46,8 +46,19 @@ function Page() {
   );
 }
 
+/** The settings' pages, as the nav names them (the spec's "Settings → Integrations → API" first). */
+const SETTINGS: [string, string][] = [
+  ['/settings/integration?tab=api', 'Integrations → API'],
+  ['/settings/credits', 'Credits'],
+  ['/settings/members', 'Members'],
+  ['/settings/connections', 'Connected apps'],
+  ['/settings/webhooks', 'Webhooks'],
+];
+
 function Layout() {
   const s = session();
+  const at = location$.use();
+  const inSettings = at.startsWith('/settings/');
   return (
     <>
       <header class="top">
@@ -55,12 +66,12 @@ function Layout() {
           <a href="/" class="brand">
             Workflow Service
           </a>
-          <a href="/">Projects</a>
-          <a href="/settings/integration?tab=api">API keys</a>
-          <a href="/settings/credits">Credits</a>
-          <a href="/settings/members">Members</a>
-          <a href="/settings/connections">Connected apps</a>
-          <a href="/settings/webhooks">Webhooks</a>
+          <a href="/" aria-current={inSettings ? undefined : 'page'}>
+            Projects
+          </a>
+          <a href="/settings/integration?tab=api" aria-current={inSettings ? 'page' : undefined}>
+            Settings
+          </a>
         </nav>
         <div class="who">
           <span>
@@ -74,6 +85,15 @@ function Layout() {
           </form>
         </div>
       </header>
+      {inSettings && (
+        <nav class="sub-nav" aria-label="Settings">
+          {SETTINGS.map(([href, label]) => (
+            <a key={href} href={href} aria-current={at.startsWith(href.split('?')[0] as string) ? 'page' : undefined}>
+              {label}
+            </a>
+          ))}
+        </nav>
+      )}
       <Page />
     </>
   );

@@ -283,7 +283,8 @@ describe('the console in Chromium', () => {
   test('the filter and sort builders show what the API answers for the same filter_groups and sort_rules', async () => {
     await page.goto(`${origin}/projects/${gridProject}`);
     await page.locator('.ag-cell', { hasText: 'Company 0' }).first().waitFor();
-    await page.getByText('Filter and sort').click();
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Filter and sort' }).waitFor();
     await page.getByRole('button', { name: 'Add rule to group 1', exact: true }).click();
     await page.getByLabel('Column of rule 1.1').selectOption({ label: 'Name' });
     await page.getByLabel('Operator of rule 1.1').selectOption('contains');
@@ -315,30 +316,42 @@ describe('the console in Chromium', () => {
     const answer = (await (await rest(ownerKey, `/projects/${gridProject}/rows?${q}`)).json()) as any;
     expect(answer.total_rows).toBe(3); // Company 73, 173, 273
     const expected = answer.rows.map((r: any) => r.company.Name.value);
-    await page.locator('p.meta', { hasText: new RegExp(`^${answer.total_rows} rows`) }).waitFor();
+    await page
+      .getByTestId('row-count')
+      .filter({ hasText: new RegExp(`^${answer.total_rows} of 300 rows`) })
+      .waitFor();
     await page.locator('.ag-row[row-index="0"] .ag-cell', { hasText: expected[0] }).first().waitFor();
-    const shown = await page.locator('.ag-row').evaluateAll((rows) =>
-      rows
-        .map((r) => [Number(r.getAttribute('row-index')), r.querySelector('.ag-cell')?.textContent ?? ''] as const)
-        .sort((a, b) => a[0] - b[0])
-        .map(([, name]) => name),
+    await accessible(page, 'filter and sort panel');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog', { name: 'Filter and sort' }).waitFor({ state: 'detached' });
+    const shown = await page.locator('.ag-row').evaluateAll(
+      (rows, col) =>
+        rows
+          .map((r) => [Number(r.getAttribute('row-index')), r.querySelector(`[col-id="${col}"]`)?.textContent ?? ''] as const)
+          .sort((a, b) => a[0] - b[0])
+          .map(([, name]) => name),
+      nameCol,
     );
     // Every row the API answered is on screen, in the same order (the grid draws at least these 3).
     expect(shown.slice(0, expected.length)).toEqual(expected);
-    await accessible(page, 'filter and sort builders');
+    // What is on shows in the toolbar: a chip per rule and the sort.
+    await page.getByText('Name contains 7').waitFor();
+    await page.getByText('Sorted by Name ↓').waitFor();
+    await accessible(page, 'a filtered table');
   });
 
   test('a tool column from the catalog (config form, run condition, auto-run, waterfall), then its cost estimate and run', async () => {
     await page.goto(`${origin}/projects/${gridProject}`);
     await page.locator('.ag-cell', { hasText: 'Company 0' }).first().waitFor();
-    await page.getByText('Add a tool column').click();
+    await page.getByRole('button', { name: '+ Column' }).click();
     await page.getByLabel('Column name *').fill('Lower');
     await page.getByLabel('Tool', { exact: true }).selectOption('formula');
     await page.getByLabel('Expression *').fill('$lowercase(Name)');
-    await page.getByLabel(/Run condition/).fill('Name != "Company 1"');
+    await page.getByLabel(/Run only when/).fill('Name != "Company 1"');
     await page.getByLabel(/auto-run/).check();
     await page.getByRole('button', { name: 'Add column' }).click();
     await page.getByRole('columnheader', { name: 'Lower' }).waitFor();
+    await page.getByRole('button', { name: '+ Column' }).click();
     // A waterfall: the name when it holds a 5, else the next step's answer.
     await page.getByLabel('Column name *').fill('Pick');
     await page.getByLabel('Tool', { exact: true }).selectOption('formula');
@@ -358,8 +371,12 @@ describe('the console in Chromium', () => {
     expect(lower).toMatchObject({ tool_id: 'formula', auto_run: true, run_condition: 'Name != "Company 1"' });
     expect(project.columns.find((c: any) => c.name === 'Pick').waterfall.map((w: any) => w.tool_id)).toEqual(['formula', 'formula']);
 
-    await page.getByText('Run a tool column').click();
-    await page.getByLabel('Column', { exact: true }).selectOption({ label: 'Lower' });
+    const runFromMenu = async (column: string, item = 'Run pending cells…') => {
+      await page.getByRole('button', { name: `Column menu of ${column}` }).click();
+      await page.getByRole('menuitem', { name: item }).click();
+      await page.getByTestId('estimate').waitFor();
+    };
+    await runFromMenu('Lower');
     // The panel says what the estimate endpoint says (the run condition's row counts, free: formula costs nothing).
     const shownEstimate = await page.getByTestId('estimate').textContent();
     const lowerEstimate = await restPost(`/projects/${gridProject}/columns/estimate`, { col_ids: [lower.col_id] });
@@ -377,8 +394,10 @@ describe('the console in Chromium', () => {
     expect(await page.locator('.ag-row[row-index="1"] .ag-cell', { has: page.locator('.badge-skipped') }).textContent()).toContain(
       'run condition',
     );
-    await page.getByLabel('Column', { exact: true }).selectOption({ label: 'Pick' });
+    await page.keyboard.press('Escape');
+    await runFromMenu('Pick');
     await page.getByRole('button', { name: 'Run 300 cells' }).click();
+    await page.keyboard.press('Escape');
     await page.locator('.ag-row[row-index="0"] .ag-cell', { hasText: 'fallback' }).waitFor();
     await page
       .locator('.ag-row[row-index="5"] .ag-cell', { hasText: /^Company 5$/ })
@@ -409,8 +428,7 @@ describe('the console in Chromium', () => {
     };
     await page.goto(`${origin}/projects/${small.project_id}`);
     await page.locator('.ag-cell', { hasText: 'Acme' }).first().waitFor();
-    await page.getByText('Run a tool column').click();
-    await page.getByLabel('Column', { exact: true }).selectOption({ label: 'Blurb' });
+    await runFromMenu('Blurb');
     const shownPaid = await page.getByTestId('estimate').textContent();
     const paid = await restPost(`/projects/${small.project_id}/columns/estimate`, { col_ids: [blurb.col_id] });
     expect(paid).toMatchObject({ cells: 3, credits_max: 3, credits_expected: 3 });
@@ -421,7 +439,7 @@ describe('the console in Chromium', () => {
     await cap.fill('0');
     let sent = runRequest();
     await page.getByRole('button', { name: 'Run 3 cells' }).click();
-    expect((await sent).postDataJSON()).toEqual({ col_ids: [blurb.col_id], max_credits: 0 });
+    expect((await sent).postDataJSON()).toEqual({ col_ids: [blurb.col_id], mode: 'pending', max_credits: 0 });
     await expect(page.locator('#run-max-credits-error').getByRole('alert').textContent()).resolves.toContain(
       'whole number of credits above 0',
     );
@@ -434,7 +452,7 @@ describe('the console in Chromium', () => {
     expect(await cap.getAttribute('aria-invalid')).toBe('false');
     sent = runRequest();
     await page.getByRole('button', { name: 'Run 3 cells' }).click();
-    expect((await sent).postDataJSON()).toEqual({ col_ids: [blurb.col_id], max_credits: 1 });
+    expect((await sent).postDataJSON()).toEqual({ col_ids: [blurb.col_id], mode: 'pending', max_credits: 1 });
     await page.getByRole('status').filter({ hasText: '3 cells queued; the run stops charging at 1 credit and' }).waitFor();
     await page.locator('.ag-cell', { hasText: '[sandbox answer]' }).first().waitFor();
     let settled: string[] = [];
@@ -446,8 +464,8 @@ describe('the console in Chromium', () => {
     expect(settled).toEqual(['completed', 'pending', 'pending']);
     // The estimate follows: the two cells left, at a credit each.
     await page.reload();
-    await page.getByText('Run a tool column').click();
-    await page.getByLabel('Column', { exact: true }).selectOption({ label: 'Blurb' });
+    await page.locator('.ag-cell', { hasText: 'Acme' }).first().waitFor();
+    await runFromMenu('Blurb');
     const shownLeft = await page.getByTestId('estimate').textContent();
     const left = await restPost(`/projects/${small.project_id}/columns/estimate`, { col_ids: [blurb.col_id] });
     expect(left).toMatchObject({ cells: 2, credits_max: 2 });

@@ -101,10 +101,12 @@ export async function signIn(page: Page, origin: string, who = OWNER): Promise<v
 export async function accessible(page: Page, where: string): Promise<void> {
   await page.addScriptTag({ content: AXE });
   const { violations, checked } = await page.evaluate(async () => {
-    type Result = { violations: { id: string; impact: string; help: string }[]; passes: unknown[] };
+    type Result = { violations: { id: string; impact: string; help: string; nodes: { target: unknown[] }[] }[]; passes: unknown[] };
     const result = await (window as unknown as { axe: { run(): Promise<Result> } }).axe.run();
     return {
-      violations: result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`),
+      violations: result.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id}: ${v.help} (${v.nodes.length} × e.g. ${JSON.stringify(v.nodes[0]?.target)})`),
       checked: result.passes.length,
     };
   });

@@ -106,8 +106,11 @@ describe('project settings in Chromium', () => {
     await schedule.getByRole('button', { name: 'Start schedule' }).click();
     const noKey = await rest('PUT', `/projects/${bareId}/schedule`, { cron: '0 7 * * 1-5', timezone: 'UTC' });
     expect(noKey.status).toBe(422);
-    await alert('Schedule').filter({ hasText: noKey.body.detail.message }).waitFor();
-    expect(noKey.body.detail.message).toContain('Set the project’s unique_columns first');
+    expect(noKey.body.detail.message).toContain('Set the project’s unique_columns first (PUT /projects/{project_id}/settings)');
+    // The page says it in its own words: no route, no API field name.
+    await alert('Schedule')
+      .filter({ hasText: 'Set the project’s unique key first: a scheduled run adds only rows whose key is new' })
+      .waitFor();
     expect((await rest('GET', `/projects/${bareId}/schedule`)).status).toBe(404);
 
     await page.goto(`${origin}/projects/${projectId}/settings`);

@@ -64,7 +64,8 @@ describe('Settings → Webhooks in Chromium', () => {
   let hook: { id: string; secret: string };
 
   test('create a webhook: refused input shows where it was typed; the secret is shown once, with a copy button', async () => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('heading', { name: 'Settings · Webhooks' }).waitFor();
     await page.getByText('No webhook yet.').waitFor();
     await accessible(page, 'webhooks page, empty');

@@ -1,6 +1,7 @@
 import { ErrorNote } from '../error-note.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, api } from '../api.ts';
+import { ImportCsv } from './import-csv.tsx';
 
 interface ProjectSummary {
   id: string;
@@ -43,6 +44,7 @@ export function ProjectsPage() {
           New project
         </a>
       </p>
+      <ImportCsv />
       <div class="toolbar">
         <label for="project-search">Search by name</label>
         <input

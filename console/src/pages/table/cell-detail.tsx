@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api.ts';
-import { ErrorNote } from '../error-note.tsx';
+import { api } from '../../api.ts';
+import { ErrorNote } from '../../error-note.tsx';
+import { primaryValue, text } from './cell-text.ts';
+import type { Column } from './table-types.ts';
 
 /** Where a tool cell's value came from (GET …/rows/{row_id}?include=meta). */
 interface CellMeta {
@@ -27,6 +29,54 @@ export interface OpenedCell {
   column: string;
 }
 
+/** A JSONata name: backticks unless it is a plain identifier. */
+const jsonataName = (s: string) => (/^[A-Za-z_$][\w$]*$/.test(s) ? s : `\`${s.replace(/`/g, '')}\``);
+
+/**
+ * "Extract to column" (as in Clay): one field of a record-valued tool column becomes a formula column
+ * of its own, filled at once in every row and on rows added later.
+ */
+function ExtractFields(props: { projectPath: string; column: string; value: Record<string, unknown>; onExtracted(name: string): void }) {
+  const [error, setError] = useState<string | undefined>();
+  const extract = async (field: string) => {
+    setError(undefined);
+    const name = `${props.column} ${field}`;
+    try {
+      const col = await api<{ col_id: string }>('POST', `${props.projectPath}/columns`, {
+        name,
+        tool_id: 'formula',
+        config: { expression: `${jsonataName(props.column)}.${jsonataName(field)}` },
+        auto_run: true,
+      });
+      await api('POST', `${props.projectPath}/columns/run`, { col_ids: [col.col_id] });
+      props.onExtracted(name);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <>
+      <h3>Fields</h3>
+      <table class="fields">
+        <tbody>
+          {Object.entries(props.value).map(([field, v]) => (
+            <tr key={field}>
+              <th scope="row">{field}</th>
+              <td>{text(v)}</td>
+              <td>
+                <button type="button" class="link" aria-label={`Extract ${field} to a column`} onClick={() => extract(field)}>
+                  Extract to column
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <ErrorNote message={error} />
+    </>
+  );
+}
+
 /** The value whole: objects and lists pretty-printed, nothing as a dash. */
 function Value({ value }: { value: unknown }) {
   if (value === null || value === undefined || value === '') return <p class="meta">No value</p>;
@@ -51,12 +101,16 @@ function Value({ value }: { value: unknown }) {
 export function CellDetail({
   projectPath,
   cell,
+  column,
   version,
+  onExtracted,
   onClose,
 }: {
   projectPath: string;
   cell: OpenedCell;
+  column?: Column;
   version: number;
+  onExtracted(name: string): void;
   onClose: () => void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -128,7 +182,23 @@ export function CellDetail({
             <p data-testid="provenance">Not run yet</p>
           )}
           <h3>Value</h3>
+          {column?.primary_field && primaryValue(detail.value, column.primary_field) !== detail.value && (
+            <p data-testid="cell-primary">
+              <strong>{column.primary_field}:</strong> {text(primaryValue(detail.value, column.primary_field))}
+            </p>
+          )}
           <Value value={detail.value} />
+          {detail.value !== null && typeof detail.value === 'object' && !Array.isArray(detail.value) && (
+            <ExtractFields
+              projectPath={projectPath}
+              column={cell.column}
+              value={detail.value as Record<string, unknown>}
+              onExtracted={(name) => {
+                dialog.current?.close();
+                onExtracted(name);
+              }}
+            />
+          )}
         </>
       )}
       <div class="actions">

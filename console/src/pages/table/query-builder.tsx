@@ -1,4 +1,4 @@
-import { ErrorNote } from '../error-note.tsx';
+import { ErrorNote } from '../../error-note.tsx';
 import { useState } from 'preact/hooks';
 
 /**
@@ -50,14 +50,6 @@ export interface SortRule {
 }
 
 const isGroup = (r: Rule | Group): r is Group => 'rules' in r;
-
-/** The query string parts of a filter and a sort (nothing for an empty one). */
-export function rowsQuery(filter: Group, sort: SortRule[]): string {
-  const parts: string[] = [];
-  if (filter.rules.length) parts.push(`filter_groups=${encodeURIComponent(JSON.stringify([filter]))}`);
-  if (sort.length) parts.push(`sort_rules=${encodeURIComponent(JSON.stringify(sort))}`);
-  return parts.join('&');
-}
 
 function RuleEditor(props: { rule: Rule; columns: QueryColumn[]; path: string; onChange(r: Rule): void; onRemove(): void }) {
   const { rule, columns, path } = props;
@@ -202,76 +194,91 @@ function GroupEditor(props: { group: Group; columns: QueryColumn[]; path: string
   );
 }
 
-/** Filter and sort panels; `onApply` gets the query as GET …/rows takes it. */
-export function QueryBuilder(props: { columns: QueryColumn[]; error?: string; onApply(filter: Group, sort: SortRule[]): void }) {
-  const [filter, setFilter] = useState<Group>({ type: 'and', rules: [] });
-  const [sort, setSort] = useState<SortRule[]>([]);
+/** The filter and sort of a table, as a form (in the table's side panel); `onApply` gets them as GET …/rows takes them. */
+export function QueryBuilder(props: {
+  columns: QueryColumn[];
+  filter: Group;
+  sort: SortRule[];
+  error?: string;
+  onApply(filter: Group, sort: SortRule[]): void;
+}) {
+  const [filter, setFilter] = useState<Group>(props.filter);
+  const [sort, setSort] = useState<SortRule[]>(props.sort);
   const { columns } = props;
   const setSortAt = (i: number, patch: Partial<SortRule>) => setSort(sort.map((s, k) => (k === i ? { ...s, ...patch } : s)));
   return (
-    <details class="query">
-      <summary>Filter and sort</summary>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          props.onApply(filter, sort);
-        }}
-      >
-        <h2 class="sr-only">Filter</h2>
-        <GroupEditor group={filter} columns={columns} path="1" onChange={setFilter} />
-        <fieldset class="group">
-          <legend>Sort</legend>
-          {sort.map((s, i) => (
-            <fieldset class="rule" key={i} aria-label={`Sort rule ${i + 1}`}>
-              <select
-                aria-label={`Column of sort rule ${i + 1}`}
-                value={s.col_id}
-                onChange={(e) => setSortAt(i, { col_id: (e.target as HTMLSelectElement).value })}
-              >
-                {columns.map((c) => (
-                  <option key={c.col_id} value={c.col_id}>
-                    {c.name}
-                  </option>
-                ))}
-              </select>
-              <select
-                aria-label={`Direction of sort rule ${i + 1}`}
-                value={s.direction}
-                onChange={(e) => setSortAt(i, { direction: (e.target as HTMLSelectElement).value as 'asc' | 'desc' })}
-              >
-                <option value="asc">ascending</option>
-                <option value="desc">descending</option>
-              </select>
-              <label>
-                <input
-                  type="checkbox"
-                  checked={s.sort_as_number}
-                  onChange={(e) => setSortAt(i, { sort_as_number: (e.target as HTMLInputElement).checked })}
-                />{' '}
-                as numbers
-              </label>
-              <button
-                type="button"
-                class="link"
-                aria-label={`Remove sort rule ${i + 1}`}
-                onClick={() => setSort(sort.filter((_, k) => k !== i))}
-              >
-                Remove
-              </button>
-            </fieldset>
-          ))}
-          <button
-            type="button"
-            onClick={() => setSort([...sort, { col_id: columns[0]?.col_id ?? '', direction: 'asc', sort_as_number: false }])}
-          >
-            Add sort
-          </button>
-        </fieldset>
-        <ErrorNote message={props.error} />
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onApply(filter, sort);
+      }}
+    >
+      <h3>Filter</h3>
+      <GroupEditor group={filter} columns={columns} path="1" onChange={setFilter} />
+      <fieldset class="group">
+        <legend>Sort (first rule first)</legend>
+        {sort.map((s, i) => (
+          <fieldset class="rule" key={i} aria-label={`Sort rule ${i + 1}`}>
+            <select
+              aria-label={`Column of sort rule ${i + 1}`}
+              value={s.col_id}
+              onChange={(e) => setSortAt(i, { col_id: (e.target as HTMLSelectElement).value })}
+            >
+              {columns.map((c) => (
+                <option key={c.col_id} value={c.col_id}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+            <select
+              aria-label={`Direction of sort rule ${i + 1}`}
+              value={s.direction}
+              onChange={(e) => setSortAt(i, { direction: (e.target as HTMLSelectElement).value as 'asc' | 'desc' })}
+            >
+              <option value="asc">ascending</option>
+              <option value="desc">descending</option>
+            </select>
+            <label>
+              <input
+                type="checkbox"
+                checked={s.sort_as_number}
+                onChange={(e) => setSortAt(i, { sort_as_number: (e.target as HTMLInputElement).checked })}
+              />{' '}
+              as numbers
+            </label>
+            <button
+              type="button"
+              class="link"
+              aria-label={`Remove sort rule ${i + 1}`}
+              onClick={() => setSort(sort.filter((_, k) => k !== i))}
+            >
+              Remove
+            </button>
+          </fieldset>
+        ))}
+        <button
+          type="button"
+          onClick={() => setSort([...sort, { col_id: columns[0]?.col_id ?? '', direction: 'asc', sort_as_number: false }])}
+        >
+          Add sort
+        </button>
+      </fieldset>
+      <ErrorNote message={props.error} />
+      <div class="actions">
         <button type="submit" class="primary">
           Apply
         </button>
-      </form>
-    </details>
+        <button
+          type="button"
+          onClick={() => {
+            setFilter({ type: 'and', rules: [] });
+            setSort([]);
+            props.onApply({ type: 'and', rules: [] }, []);
+          }}
+        >
+          Clear all
+        </button>
+      </div>
+    </form>
   );
 }
