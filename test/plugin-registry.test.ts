@@ -32,6 +32,7 @@ describe('plugin definitions are checked when they load', () => {
     ['a requires entry that is not an input field', { requires: ['nope'] }, 'field "requires"'],
     ['a row expression that is not an input field', { rowExpressions: ['nope'] }, 'field "rowExpressions"'],
     ['a batch size of 0', { batchSize: 0 }, 'field "batchSize"'],
+    ['a summary longer than a sentence', { summary: 'x'.repeat(201) }, 'field "summary"'],
     ['a cost without credits', { cost: { per: 'result' } }, 'field "cost.credits"'],
     ['no enrich function', { enrich: undefined }, 'field "enrich"'],
   ];
@@ -41,6 +42,26 @@ describe('plugin definitions are checked when they load', () => {
       expect(() => registry.addTool({ ...formula, ...patch }, 'plugins/tools/broken')).toThrow(`plugin plugins/tools/broken: ${message}`);
     });
   }
+
+  test('every built-in builder and tool says what it does in a sentence for people; one without a summary shows its first sentence', async () => {
+    const service = await startService(loadConfig({ DATABASE_URL: 'sqlite::memory:', PORT: '0', SERVE: 'rest', WORKERS: '0' }));
+    const { kernel } = service;
+    try {
+      const plugins = [...kernel.plugins.listBuilders(), ...kernel.plugins.listTools()];
+      expect(plugins.length).toBeGreaterThan(10);
+      for (const p of plugins) {
+        // Plain words: no route, no snake_case config or field name, one sentence.
+        expect({ id: p.id, summary: p.summary }).toEqual({ id: p.id, summary: expect.stringMatching(/^[A-Z][^{}]{10,199}$/) });
+        expect({ id: p.id, names: p.summary?.match(/\b[a-z]+_[a-z_]+\b|\b(GET|POST|PUT) \//g) ?? [] }).toEqual({ id: p.id, names: [] });
+      }
+      const registry = new PluginRegistry();
+      registry.addTool({ ...formula, id: 'no_summary', summary: undefined, description: 'Adds one. Then more words for agents.' }, 'x');
+      const { toolItem } = await import('../core/operations/tools.ts');
+      expect(toolItem(registry.tool('no_summary') as never).summary).toBe('Adds one.');
+    } finally {
+      await service.stop();
+    }
+  });
 
   test('two plugins cannot claim the same id', async () => {
     const registry = await loadPlugins();

@@ -15,6 +15,7 @@ export const icpScoreTool = defineTool({
   id: 'icp_score',
   version: '1.0.0',
   name: 'ICP score',
+  summary: 'Scores each row from 0 to 100 on how well it fits your ideal customer profile.',
   description:
     'Scores each row 0–100 against an Ideal Customer Profile (industries, employee and revenue ranges, locations, keywords, titles): the weighted share of the ICP’s criteria the row meets. Usually created by score_icp (POST /icps/{icp_id}/score with col_name), which fills the config. Free, no provider.',
   category: 'scoring',

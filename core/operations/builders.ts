@@ -15,7 +15,8 @@ export const listBuilders = defineOperation({
     Type.Object({
       builder_id: Type.String(),
       name: Type.String(),
-      description: Type.String(),
+      summary: Type.String({ description: 'What it does, in one plain sentence for people (the console shows it).' }),
+      description: Type.String({ description: 'What it does, needs and costs, for agents and programs.' }),
       category: Type.String(),
       cost: Type.Object({ credits: Type.Number(), per: Type.String() }),
       max_rows: Type.Integer({
@@ -31,6 +32,7 @@ export const listBuilders = defineOperation({
       {
         builder_id: EXAMPLE_PLUGINS.builder,
         name: 'Google Maps search',
+        summary: 'Finds businesses on Google Maps, such as “dentists in Lyon”: one row per place.',
         description:
           'Finds businesses with a Google Maps text search (for example "dentists in Lyon") and creates one row per place with name, address, phone, website, rating and category. Live mode needs GOOGLE_MAPS_API_KEY. Costs 1 credit per row.',
         category: 'companies',

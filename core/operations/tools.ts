@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import type { AnyTool } from '../plugins/plugin-types.ts';
+import { type AnyTool, summaryOf } from '../plugins/plugin-types.ts';
 import { defineOperation } from './operation.ts';
 import { EXAMPLE_PLUGINS } from './examples.ts';
 
 const ToolItemSchema = Type.Object({
   tool_id: Type.String(),
   name: Type.String(),
-  description: Type.String(),
+  summary: Type.String({ description: 'What it does, in one plain sentence for people (the console shows it).' }),
+  description: Type.String({ description: 'What it does, needs and costs, for agents and programs.' }),
   category: Type.String(),
   cost: Type.Object({ credits: Type.Number(), per: Type.String() }),
   config_schema: Type.Unknown(),
@@ -17,6 +18,7 @@ const ToolItemSchema = Type.Object({
 const EXAMPLE_TOOL = {
   tool_id: EXAMPLE_PLUGINS.tool,
   name: 'Domain normalizer',
+  summary: "Turns a web address or an email address into the company's domain, e.g. example.com.",
   description:
     'Turns a URL, an email address or a host name into its registrable domain (www.shop.example.co.uk → example.co.uk), using the public suffix list. Free, no provider. Config: {"value": "{{Website}}"}.',
   category: 'transform',
@@ -34,6 +36,7 @@ export function toolItem(t: AnyTool) {
   return {
     tool_id: t.id,
     name: t.name,
+    summary: summaryOf(t),
     description: t.description,
     category: t.category,
     cost: t.cost,

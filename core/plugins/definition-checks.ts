@@ -29,6 +29,8 @@ function assertBase(d: Def, where: string, kind: 'builder' | 'tool'): void {
   str('id');
   if (!SLUG.test(d.id as string)) throw new PluginDefinitionError(where, 'id', `must match ${SLUG}`);
   for (const f of ['version', 'name', 'description', 'category']) str(f);
+  if (d.summary !== undefined && (typeof d.summary !== 'string' || d.summary === '' || d.summary.length > 200))
+    throw new PluginDefinitionError(where, 'summary', 'must be one sentence of 1 to 200 characters (or left out)');
   assertSdkFits(d.sdk, where);
   for (const f of ['tags', 'legacyIds']) {
     if (!Array.isArray(d[f]) || !(d[f] as unknown[]).every((x) => typeof x === 'string'))

@@ -74,6 +74,11 @@ export interface PluginBase<S extends TObject = TObject> {
    */
   sdk?: string;
   name: string;
+  /**
+   * Written for people (the console shows it): one plain sentence on what it gives them, without
+   * config or field names. Default: the first sentence of `description`. Since SDK 1.2.
+   */
+  summary?: string;
   /** Written for agents: what it does, what it needs, what it costs. */
   description: string;
   category: string;
@@ -181,4 +186,11 @@ export function defineTool<S extends TObject>(def: ToolPlugin<S>): ToolPlugin<S>
 /** Identity function that gives a builder definition its types. */
 export function defineBuilder<S extends TObject>(def: BuilderPlugin<S>): BuilderPlugin<S> {
   return def;
+}
+
+/** What a plugin gives people, in one sentence: its `summary`, else its description's first sentence. */
+export function summaryOf(p: { summary?: string; description: string }): string {
+  if (p.summary) return p.summary;
+  const first = /^.*?[.!?](?=\s|$)/.exec(p.description)?.[0];
+  return first ?? p.description;
 }

@@ -1,6 +1,6 @@
 /**
  * The plugin SDK's version (semver): what `workflow-service/plugin-sdk` offers. A minor bump adds
- * to the contract (1.1: `enrichOne` and `concurrency`; 1.2: `rowExpressions`), a major one changes it. Plugins name the
+ * to the contract (1.1: `enrichOne` and `concurrency`; 1.2: `rowExpressions` and `summary`), a major one changes it. Plugins name the
  * versions they work with in `sdk` (a semver range); the host refuses a misfit at start, by name.
  */
 export const SDK_VERSION = '1.2.0';

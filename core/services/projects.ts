@@ -10,7 +10,7 @@ import { checkProjectQuota } from './quotas.ts';
 import type { Project, Workspace } from '../model.ts';
 import { columnView } from '../columns/column-view.ts';
 import { emptyTemplate } from '../plugins/form-template.ts';
-import type { AnyBuilder } from '../plugins/plugin-types.ts';
+import { type AnyBuilder, summaryOf } from '../plugins/plugin-types.ts';
 import { rowValues } from '../rows/row-view.ts';
 import { schemaErrors } from '../schema/validate.ts';
 import { BUILDER_RUN_JOB } from '../jobs/job-names.ts';
@@ -20,6 +20,7 @@ export function builderCatalogItem(b: AnyBuilder) {
   return {
     builder_id: b.id,
     name: b.name,
+    summary: summaryOf(b),
     description: b.description,
     category: b.category,
     cost: b.cost,

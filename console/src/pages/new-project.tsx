@@ -7,6 +7,7 @@ import { type JsonSchema, pruned, SchemaFields } from './schema-form.tsx';
 interface Builder {
   builder_id: string;
   name: string;
+  summary: string;
   description: string;
   cost: { credits: number; per: string };
   max_rows: number;
@@ -69,7 +70,7 @@ export function NewProjectPage() {
                   setFields({});
                 }}
               />{' '}
-              <strong>{b.name}</strong> — {b.description}{' '}
+              <strong>{b.name}</strong> — {b.summary}{' '}
               <small>
                 ({b.cost.credits} credit{b.cost.credits === 1 ? '' : 's'} per {b.cost.per})
               </small>

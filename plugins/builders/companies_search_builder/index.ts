@@ -62,6 +62,7 @@ export default defineBuilder({
   id: 'companies_search_builder',
   version: '1.0.0',
   name: 'Company search',
+  summary: 'Finds companies by industry, size and location: one row per company.',
   description:
     'Finds companies by name, keywords, size, location, revenue, funding and technologies through an Apollo-compatible company search, one row per company. Filters nest under form_data.filters. Live mode needs APOLLO_API_KEY. Costs 1 credit per row.',
   category: 'companies',

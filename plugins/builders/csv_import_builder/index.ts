@@ -160,6 +160,7 @@ export default defineBuilder({
   id: 'csv_import_builder',
   version: '1.0.0',
   name: 'CSV import',
+  summary: 'Starts from your own spreadsheet: paste it or send a CSV file, one row per line.',
   description:
     'Creates one row per CSV record. The first line is the header: each header becomes an input column, in order. Quoted fields may hold commas and newlines; a UTF-8 BOM is ignored. ' +
     'An empty field is an empty cell, a quoted empty field ("") an empty text; a leading \' before =, +, -, @ (how the export writes text a spreadsheet would evaluate) is taken off. ' +

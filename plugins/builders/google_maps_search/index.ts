@@ -20,6 +20,7 @@ export default defineBuilder({
   id: 'google_maps_search',
   version: '1.0.0',
   name: 'Google Maps search',
+  summary: 'Finds businesses on Google Maps, such as “dentists in Lyon”: one row per place.',
   description:
     'Finds businesses with a Google Maps text search (for example "dentists in Lyon") and creates one row per place with name, address, phone, website, rating and category. Live mode needs GOOGLE_MAPS_API_KEY. Costs 1 credit per row.',
   category: 'companies',

@@ -22,6 +22,7 @@ export default defineBuilder({
   id: 'manual_list_builder',
   version: '1.0.0',
   name: 'Manual list',
+  summary: 'Starts from a list you type or paste: one row per item.',
   description:
     'Creates one row per line of pasted text. A line that looks like a domain or URL fills the Domain column, any other line the Name column. Needs no provider and no credentials.',
   category: 'import',

@@ -56,6 +56,7 @@ export default defineBuilder({
   id: 'people_search_builder',
   version: '1.0.0',
   name: 'People search',
+  summary: 'Finds people by job title, seniority and company: one row per person.',
   description:
     'Finds people by title, seniority, location, keywords and employer traits through an Apollo-compatible people search, one row per person. Filters nest under form_data.filters. Live mode needs APOLLO_API_KEY. Costs 1 credit per row.',
   category: 'people',

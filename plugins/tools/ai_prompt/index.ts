@@ -104,6 +104,7 @@ export default defineTool({
   // enrichOne and concurrency came with SDK 1.1.
   sdk: '^1.1',
   name: 'AI prompt',
+  summary: 'Asks an AI model a question about each row and writes its answer.',
   description:
     'Asks an OpenAI-compatible chat model (OPENAI_BASE_URL, default https://api.openai.com/v1) a prompt written over the row, e.g. {"model": "gpt-4o-mini", "prompt": "In one sentence, what does {{Name}} ({{Website}}) sell?"}. With json_schema the answer is a JSON object fitting that schema (structured output), e.g. {"type": "object", "properties": {"b2b": {"type": "boolean"}}, "required": ["b2b"], "additionalProperties": false}. Live mode needs OPENAI_API_KEY. Costs 1 credit per row sent to the model.',
   category: 'ai',

@@ -97,6 +97,7 @@ export default defineTool({
   // enrichOne and concurrency came with SDK 1.1.
   sdk: '^1.1',
   name: 'Company enrichment',
+  summary: 'Looks up a company by its website: industry, size, revenue, location and more.',
   description:
     'Looks a company up by its domain in an Apollo-compatible company database (GET /api/v1/organizations/enrich) and answers its name, industry, employee count, revenue, founding year, location, description, keywords, technologies and social links. Config: {"domain": "{{Domain}}"} (a URL or an email works too). Live mode needs APOLLO_API_KEY. Costs 1 credit per company found.',
   category: 'company',

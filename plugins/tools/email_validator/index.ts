@@ -25,6 +25,7 @@ export default defineTool({
   id: 'email_validator',
   version: '1.0.0',
   name: 'Email validator',
+  summary: 'Checks whether an email address looks real and its domain accepts mail.',
   description:
     'Checks an email address and gives a verdict: `invalid` (bad syntax, a domain without mail servers by MX lookup, or a disposable/throwaway domain), `risky` (a role account such as info@, sales@, support@ rather than a person) or `valid`, with each check’s outcome. The mailbox itself is not probed (no SMTP). Config: {"email": "{{Email}}"}. Free.',
   category: 'people',

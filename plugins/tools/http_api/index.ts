@@ -142,6 +142,7 @@ export default defineTool({
   // enrichOne and concurrency came with SDK 1.1.
   sdk: '^1.1',
   name: 'HTTP API call',
+  summary: 'Calls a web address of your choice for each row and keeps what it answers.',
   description:
     'Calls any HTTP API once per row and keeps the part of the answer you pick with a JSONata expression. Every string of the config may hold {{Column}} templates, e.g. {"method": "GET", "url": "https://api.example.com/companies", "query": {"domain": "{{Domain}}"}, "headers": {"Authorization": "Bearer …"}, "extract": "data.employees"}. 404 → no result; 429/5xx → retried later; other 4xx → that row’s error. Private and loopback addresses are refused. Free (you pay your API, not us).',
   category: 'integration',

@@ -113,6 +113,7 @@ export default defineTool({
   // enrichOne and concurrency came with SDK 1.1.
   sdk: '^1.1',
   name: 'Person enrichment',
+  summary: 'Looks up a person: job title, company, location and social profiles.',
   description:
     'Finds a person in an Apollo-compatible people database (POST /api/v1/people/match) from an email, a LinkedIn URL, or a name with the employer’s domain or name, and answers their title, seniority, work email and status, LinkedIn URL, location and employer. Config e.g. {"first_name": "{{First Name}}", "last_name": "{{Last Name}}", "domain": "{{Company Domain}}"}. Live mode needs APOLLO_API_KEY. Costs 1 credit per person found.',
   category: 'people',

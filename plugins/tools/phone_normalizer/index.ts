@@ -6,6 +6,7 @@ export default defineTool({
   id: 'phone_normalizer',
   version: '1.0.0',
   name: 'Phone normalizer',
+  summary: 'Writes phone numbers in one international format and says where they are from.',
   description:
     'Parses a phone number and returns it in E.164 form (+33142685300) when it is a valid number; national numbers need default_country (ISO code, e.g. "FR"). Free, no provider. Config: {"phone": "{{Phone}}", "default_country": "US"}.',
   category: 'transform',

@@ -19,6 +19,7 @@ export default defineTool({
   // enrichOne and concurrency came with SDK 1.1.
   sdk: '^1.1',
   name: 'Tech stack',
+  summary: 'Finds the technologies a website is built with (its CMS, analytics, shop…).',
   description:
     'Detects the technologies a company website uses (CMS, frameworks, analytics, CDN, web server, e-commerce, marketing tools …) from its home page HTML, scripts, meta tags, cookies and response headers, with the open Wappalyzer fingerprints (webappanalyzer, ~7,500 technologies). Config: {"url": "{{Website}}"}. Free (no provider fee). A site that is down gives that row an error; retry it later.',
   category: 'company',

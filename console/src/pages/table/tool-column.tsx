@@ -6,6 +6,7 @@ import { type JsonSchema, pruned, SchemaFields } from '../schema-form.tsx';
 interface Tool {
   tool_id: string;
   name: string;
+  summary: string;
   description: string;
   category: string;
   cost: { credits: number; per: string };
@@ -84,7 +85,7 @@ function StepFields(props: {
         />
       )}
       {i === 0 && errors.tool_id && <span class="field-error">{errors.tool_id}</span>}
-      {tool && <small class="hint">{tool.description}</small>}
+      {tool && <small class="hint">{tool.summary}</small>}
       {tool && !props.fixed && (
         <SchemaFields
           schema={tool.config_schema}
