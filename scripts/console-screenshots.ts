@@ -69,6 +69,10 @@ try {
     config: { value: '{{Website}}' },
   });
   await call('POST', `/projects/${id}/columns/run`, { col_ids: [domain.col_id] });
+  // A column whose values are records (shown by their primary field), run on the first rows only.
+  const firm = await call('POST', `/projects/${id}/columns`, { name: 'Company', tool_id: 'company_enrich', config: { domain: '{{Website}}' } });
+  const firstRows = (await call('GET', `/projects/${id}/rows?page_size=12`)).rows.map((r: { id: string }) => r.id);
+  await call('POST', `/projects/${id}/columns/run`, { col_ids: [firm.col_id], row_ids: firstRows });
 
   const page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
   const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}.png`) });
@@ -79,16 +83,42 @@ try {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('link', { name: 'Dentists in Lyon' }).waitFor();
   await shot('projects');
-  await page.getByRole('link', { name: 'Dentists in Lyon' }).click();
+  // The table with a few input columns hidden (the view is in the URL), so its tool columns are in the picture.
+  const shown = ['Name', 'Website', 'Rating', 'Category'];
+  const hidden = (await call('GET', `/projects/${id}`)).columns
+    .filter((c: { type: string; name: string }) => c.type === 'input' && !shown.includes(c.name))
+    .map((c: { col_id: string }) => c.col_id);
+  const tableUrl = `${origin}/projects/${id}?hide=${hidden.join(',')}`;
+  await page.goto(tableUrl);
   await page.locator('.ag-cell', { hasText: 'example.com' }).first().waitFor();
-  await Bun.sleep(300);
+  await page.getByTestId('column-progress').first().waitFor();
+  await Bun.sleep(500);
   await shot('project-table');
-  await page.getByText('Filter and sort').click();
+  await page.getByRole('button', { name: 'Column menu of Company' }).click();
+  await shot('project-column-menu');
+  await page.keyboard.press('Escape');
+  await page.getByRole('button', { name: 'Filter', exact: true }).click();
   await page.getByRole('button', { name: 'Add rule to group 1', exact: true }).click();
   await page.getByLabel('Value of rule 1.1').fill('Dentist');
+  await page.getByRole('button', { name: 'Add sort' }).click();
+  await shot('project-filter-panel');
   await page.getByRole('button', { name: 'Apply' }).click();
-  await Bun.sleep(300);
+  await page.keyboard.press('Escape');
+  await Bun.sleep(500);
   await shot('project-filter');
+  await page.goto(tableUrl);
+  await page.getByRole('button', { name: 'Open row 1', exact: true }).click();
+  await page.getByTestId('row-detail').waitFor();
+  await Bun.sleep(300);
+  await shot('project-row');
+  // The same table in the dark (the system's scheme).
+  const dark = await browser.newPage({ viewport: { width: 1280, height: 760 }, colorScheme: 'dark' });
+  await dark.context().addCookies(await page.context().cookies());
+  await dark.goto(tableUrl);
+  await dark.getByTestId('column-progress').first().waitFor();
+  await Bun.sleep(500);
+  await dark.screenshot({ path: join(OUT, 'project-table-dark.png') });
+  await dark.close();
   // A project's settings: a unique key and a schedule (set through the API), an inbound URL made on the page.
   const keyed = await fetch(`${rest}/projects/${id}/settings`, {
     method: 'PUT',

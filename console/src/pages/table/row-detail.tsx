@@ -57,7 +57,8 @@ export function RowDetail(props: {
               {whole && <pre class="value">{JSON.stringify(cell.value, null, 2)}</pre>}
               {cell?.meta && (
                 <p class="meta provenance">
-                  By {props.toolName(cell.meta.tool_id) ?? cell.meta.tool_id} via {cell.meta.provider},{' '}
+                  By {props.toolName(cell.meta.tool_id) ?? cell.meta.tool_id}
+                  {cell.meta.provider !== cell.meta.tool_id && ` via ${cell.meta.provider}`},{' '}
                   {new Date(cell.meta.fetched_at).toLocaleString()} ·{' '}
                   {cell.meta.cached ? 'from cache (free)' : `${cell.meta.credits.toLocaleString()} credits`}
                 </p>
