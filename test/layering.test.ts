@@ -60,6 +60,7 @@ const FORBIDDEN: [string, string, string][] = [
 /** Files allowed past 400 lines, each with why. Keep it short. */
 const LONG_FILES: Record<string, string> = {
   'adapters/storage/tables.ts': 'the whole schema, one table after another: split, it would be read in pieces',
+  'console/src/api-types.d.ts': 'generated from the OpenAPI document by bun run console:types, never edited by hand',
 };
 
 describe('layers', () => {

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ColumnSchema } from '../columns/column-view.ts';
+import type { CellStatus } from '../model.ts';
+import { TOOL_CELL_STATUSES } from '../services/column-progress.ts';
 
 export { ColumnSchema };
 
@@ -37,10 +39,18 @@ export const CellMetaSchema = Type.Object({
   cached: Type.Boolean({ description: 'Reused from the workspace’s result cache (free).' }),
 });
 
+/** Every status a cell may have: `default` is an input cell's, the others a tool cell's. */
+const CELL_STATUSES = ['default', ...TOOL_CELL_STATUSES] as const satisfies readonly CellStatus[];
+// A status added to CellStatus fails the type check until it is listed (the documents' enum would refuse it).
+const everyStatusListed: [Exclude<CellStatus, (typeof CELL_STATUSES)[number]>] extends [never] ? true : false = true;
+void everyStatusListed;
+
 export const CellSchema = Type.Object({
   name: Type.String(),
   value: Type.Unknown(),
+  // An enum in the documents (OpenAPI, MCP), a string to the code that writes cells.
   status: Type.String({
+    enum: [...CELL_STATUSES],
     description:
       'default (input cells); pending, queued, running, completed, no_result, error, skipped, insufficient_credits (tool cells).',
   }),

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import type { Answer } from '../api-shapes.ts';
 import { CopyButton } from '../copy-button.tsx';
 import { ErrorNote } from '../error-note.tsx';
 
@@ -20,7 +21,7 @@ export function InboundSection({ path, columns }: { path: string; columns: strin
   const make = () => act(async () => setMade(await api('POST', `${path}/inbound`)));
   const turnOff = () =>
     act(async () => {
-      const r = await api<{ deleted: boolean }>('DELETE', `${path}/inbound`);
+      const r = await api<Answer<'delete_inbound_url'>>('DELETE', `${path}/inbound`);
       setMade(undefined);
       setNotice(r.deleted ? 'The inbound URL is off: it answers 404 from now on.' : 'This project had no inbound URL.');
     });

@@ -1,18 +1,12 @@
 import { ErrorNote } from '../error-note.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
+import type { Schema } from '../api-shapes.ts';
 import { navigate } from '../router.ts';
 import { type JsonSchema, pruned, SchemaFields } from './schema-form.tsx';
 
-interface Builder {
-  builder_id: string;
-  name: string;
-  summary: string;
-  description: string;
-  cost: { credits: number; per: string };
-  max_rows: number;
-  schema: JsonSchema;
-}
+/** A builder (GET /project-builders); its schema is the JSON Schema its form is drawn from. */
+type Builder = Omit<Schema<'Builder'>, 'schema'> & { schema: JsonSchema };
 
 /** `/projects/new`: pick a builder, fill its form (drawn from its schema), create the project and watch it fill. */
 export function NewProjectPage() {

@@ -1,14 +1,10 @@
 import { ErrorNote } from '../error-note.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, api } from '../api.ts';
+import type { Answer, Schema } from '../api-shapes.ts';
 import { ImportCsv } from './import-csv.tsx';
 
-interface ProjectSummary {
-  id: string;
-  name: string;
-  company_count: number;
-  updatedAt: string;
-}
+type ProjectSummary = Schema<'ProjectSummary'>;
 
 const PAGE = 20;
 
@@ -23,7 +19,7 @@ export function ProjectsPage() {
     const q = new URLSearchParams({ limit: String(PAGE), page: String(page) });
     if (search.trim()) q.set('name_search', search.trim());
     let stale = false;
-    api<{ projects: ProjectSummary[]; total: number }>('GET', `/projects?${q}`)
+    api<Answer<'list_projects'>>('GET', `/projects?${q}`)
       .then((a) => {
         if (stale) return;
         setAnswer(a);

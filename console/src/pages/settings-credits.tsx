@@ -1,13 +1,9 @@
 import { ErrorNote } from '../error-note.tsx';
 import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, account, api, session } from '../api.ts';
+import type { Answer } from '../api-shapes.ts';
 
-interface Credits {
-  balance: number;
-  plan: string;
-  api_access: boolean;
-  usage: { plugin_id: string; credits: number }[];
-}
+type Credits = Answer<'get_credits'>;
 interface Entry {
   id: number;
   kind: string;
@@ -27,10 +23,7 @@ export function CreditsPage() {
   const [names, setNames] = useState<Record<string, string>>({});
   const manager = session().role !== 'member';
   useEffect(() => {
-    Promise.all([
-      api<{ tool_id: string; name: string }[]>('GET', '/tools'),
-      api<{ builder_id: string; name: string }[]>('GET', '/project-builders'),
-    ])
+    Promise.all([api<Answer<'list_tools'>>('GET', '/tools'), api<Answer<'list_builders'>>('GET', '/project-builders')])
       .then(([tools, builders]) =>
         setNames(Object.fromEntries([...tools.map((x) => [x.tool_id, x.name]), ...builders.map((x) => [x.builder_id, x.name])])),
       )

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
+import type { Answer } from '../api-shapes.ts';
 import { CopyButton } from '../copy-button.tsx';
 import { ErrorNote } from '../error-note.tsx';
 import { CheckboxGroup } from '../checkbox-group.tsx';
@@ -7,26 +8,8 @@ import { TextField } from '../text-field.tsx';
 import { ListTable } from '../list-table.tsx';
 import { location$, navigate } from '../router.ts';
 
-interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  description: string;
-  created_at: string;
-}
-interface Delivery {
-  id: string;
-  event_type: string;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  response_status: number | null;
-  error: string | null;
-  created_at: string;
-  last_attempt_at: string | null;
-  next_attempt_at: string | null;
-  delivered_at: string | null;
-  payload: unknown;
-}
+type Webhook = Answer<'list_webhooks'>['webhooks'][number];
+type Delivery = Answer<'list_webhook_deliveries'>['deliveries'][number];
 
 /** The events a webhook may ask for, as the service names them, and what each means. */
 const EVENTS = [
@@ -34,7 +17,7 @@ const EVENTS = [
   { id: 'builder.failed', text: 'a builder run failed (with the error)' },
   { id: 'column.completed', text: 'a tool column has no cell queued or running left' },
   { id: 'row.enriched', text: 'a tool result was written and the row has nothing left to run (with the row)' },
-];
+] satisfies { id: Webhook['events'][number]; text: string }[];
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 /** Deliveries per page of the log. */
@@ -49,10 +32,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
   const base = `/webhooks/${encodeURIComponent(webhook.id)}/deliveries`;
   /** The newest deliveries again, as many as are shown (older pages included, up to the service's 100). */
   const reload = async (count = deliveries?.length ?? PAGE) => {
-    const page = await api<{ deliveries: Delivery[]; next_before: string | null }>(
-      'GET',
-      `${base}?limit=${Math.min(100, Math.max(PAGE, count))}`,
-    );
+    const page = await api<Answer<'list_webhook_deliveries'>>('GET', `${base}?limit=${Math.min(100, Math.max(PAGE, count))}`);
     setDeliveries(page.deliveries);
     setNext(page.next_before);
   };
@@ -69,10 +49,7 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
   const older = async () => {
     setError(undefined);
     try {
-      const page = await api<{ deliveries: Delivery[]; next_before: string | null }>(
-        'GET',
-        `${base}?limit=${PAGE}&before=${encodeURIComponent(next ?? '')}`,
-      );
+      const page = await api<Answer<'list_webhook_deliveries'>>('GET', `${base}?limit=${PAGE}&before=${encodeURIComponent(next ?? '')}`);
       setDeliveries([...(deliveries ?? []), ...page.deliveries]);
       setNext(page.next_before);
     } catch (e) {
@@ -174,7 +151,7 @@ export function WebhooksPage() {
   const [created, setCreated] = useState<(Webhook & { secret: string }) | undefined>();
   const [form, setForm] = useState<{ url: string; events: string[]; description: string }>({ url: '', events: [], description: '' });
   const reload = () =>
-    api<{ webhooks: Webhook[] }>('GET', '/webhooks')
+    api<Answer<'list_webhooks'>>('GET', '/webhooks')
       .then((a) => setWebhooks(a.webhooks))
       .catch((e: ApiError) => setError(e.message));
   useEffect(() => void reload(), []);

@@ -1,24 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
+import type { Answer, Schema } from '../../api-shapes.ts';
 import { ErrorNote } from '../../error-note.tsx';
 import { primaryValue, text } from './cell-text.ts';
 import type { Column } from './table-types.ts';
 
-/** Where a tool cell's value came from (GET …/rows/{row_id}?include=meta). */
-interface CellMeta {
-  tool_id: string;
-  provider: string;
-  fetched_at: string;
-  credits: number;
-  cached: boolean;
-}
-/** A cell as GET …/rows/{row_id}?include=meta answers it (meta: null when no tool has run on it). */
-interface DetailCell {
-  value: unknown;
-  status: string;
-  error?: string;
-  meta?: CellMeta | null;
-}
+/** A cell as GET …/rows/{row_id}?include=meta answers it (meta, where its value came from: null when no tool has run on it). */
+type DetailCell = Schema<'Cell'>;
 
 /** The tool cell a person opened in the grid. */
 export interface OpenedCell {
@@ -42,7 +30,7 @@ function ExtractFields(props: { projectPath: string; column: string; value: Reco
     setError(undefined);
     const name = `${props.column} ${field}`;
     try {
-      const col = await api<{ col_id: string }>('POST', `${props.projectPath}/columns`, {
+      const col = await api<Answer<'create_column'>>('POST', `${props.projectPath}/columns`, {
         name,
         tool_id: 'formula',
         config: { expression: `${jsonataName(props.column)}.${jsonataName(field)}` },
@@ -119,7 +107,7 @@ export function CellDetail({
   useEffect(() => dialog.current?.showModal(), []);
   useEffect(() => {
     let current = true;
-    api<{ company: Record<string, DetailCell> }>('GET', `${projectPath}/rows/${encodeURIComponent(cell.rowId)}?include=meta`)
+    api<Answer<'get_row'>>('GET', `${projectPath}/rows/${encodeURIComponent(cell.rowId)}?include=meta`)
       .then((row) => {
         if (!current) return;
         setError(undefined);
@@ -134,6 +122,7 @@ export function CellDetail({
   }, [projectPath, cell.rowId, cell.column, version]);
 
   const meta = detail?.meta ?? null;
+  const primaryField = column?.type === 'tool' ? column.primary_field : null;
   return (
     <dialog ref={dialog} class="cell-detail" aria-labelledby="cell-detail-title" onClose={onClose}>
       <h2 id="cell-detail-title">Cell detail · {cell.column}</h2>
@@ -182,9 +171,9 @@ export function CellDetail({
             <p data-testid="provenance">Not run yet</p>
           )}
           <h3>Value</h3>
-          {column?.primary_field && primaryValue(detail.value, column.primary_field) !== detail.value && (
+          {primaryField && primaryValue(detail.value, primaryField) !== detail.value && (
             <p data-testid="cell-primary">
-              <strong>{column.primary_field}:</strong> {text(primaryValue(detail.value, column.primary_field))}
+              <strong>{primaryField}:</strong> {text(primaryValue(detail.value, primaryField))}
             </p>
           )}
           <Value value={detail.value} />

@@ -1,23 +1,11 @@
 import type { IHeaderComp, IHeaderParams } from 'ag-grid-community';
 import { render } from 'preact';
+import type { Answer } from '../../api-shapes.ts';
 import type { signal } from '../../signal.ts';
 import type { Column } from './table-types.ts';
 
 /** How far a tool column is (GET …/columns/progress): cells by status. */
-export interface ColumnProgress {
-  col_id: string;
-  total: number;
-  completed?: number;
-  failed?: number;
-  error?: number;
-  no_result?: number;
-  skipped?: number;
-  pending?: number;
-  queued?: number;
-  running?: number;
-  insufficient_credits?: number;
-  [status: string]: number | string | undefined;
-}
+export type ColumnProgress = Answer<'get_column_progress'>['columns'][number];
 
 /** What every header reads from the page: the sort, the columns' progress, the tools' names, and where a click goes. */
 export interface HeaderContext {

@@ -21,7 +21,7 @@ import { type ApiError, api, boot } from '../../api.ts';
 import type { OpenedCell } from './cell-detail.tsx';
 import type { HeaderContext } from './column-header.tsx';
 import { BLOCK, columnDefs, type Grid, ShownRows, Widths } from './grid-columns.ts';
-import type { Column, Project, Row } from './table-types.ts';
+import type { ApiCell, Column, Project, Row } from './table-types.ts';
 import { type ViewState, viewQuery } from './view-state.ts';
 
 // The grid's features come in modules: only these are bundled (refreshCells: RenderApiModule;
@@ -94,7 +94,7 @@ function rowsSource(path: string, g: Grid, o: LiveGridOptions, firstRows: () => 
 
 interface CellsEvent {
   col_id: string;
-  cells: { row_id: string; status: string; value?: unknown; error?: string | null }[];
+  cells: { row_id: string; status: ApiCell['status']; value?: unknown; error?: string | null }[];
 }
 
 /** A `cells` event: the rows shown change in place, their cells are drawn again, an open detail reads again. */

@@ -1,5 +1,7 @@
 import { ErrorNote } from '../../error-note.tsx';
 import { useState } from 'preact/hooks';
+import { CELL_STATUSES, FILTER_OPERATORS } from '../../api-enums.ts';
+import type { Schema } from '../../api-shapes.ts';
 
 /**
  * The filter and sort builders of the table: they edit exactly what GET …/rows takes —
@@ -7,47 +9,36 @@ import { useState } from 'preact/hooks';
  * `sort_rules` — so what the grid shows is what the API answers for the same query.
  */
 
-export const OPERATORS = [
-  ['eq', 'is'],
-  ['neq', 'is not'],
-  ['contains', 'contains'],
-  ['not_contains', 'does not contain'],
-  ['starts_with', 'starts with'],
-  ['ends_with', 'ends with'],
-  ['gt', '>'],
-  ['gte', '≥'],
-  ['lt', '<'],
-  ['lte', '≤'],
-  ['is_empty', 'is empty'],
-  ['is_not_empty', 'is not empty'],
-  ['in', 'is one of'],
-  ['not_in', 'is none of'],
-] as const;
-type Operator = (typeof OPERATORS)[number][0];
+type Operator = Schema<'FilterRule'>['operator'];
+/** How people read each operator: an operator the API adds fails the type check until it has its words here. */
+const OPERATOR_LABELS = {
+  eq: 'is',
+  neq: 'is not',
+  contains: 'contains',
+  not_contains: 'does not contain',
+  starts_with: 'starts with',
+  ends_with: 'ends with',
+  gt: '>',
+  gte: '≥',
+  lt: '<',
+  lte: '≤',
+  is_empty: 'is empty',
+  is_not_empty: 'is not empty',
+  in: 'is one of',
+  not_in: 'is none of',
+} as const satisfies Record<Operator, string>;
+/** The operators in the API's order (its document's enum), each with its label. */
+export const OPERATORS = FILTER_OPERATORS.map((op) => [op, OPERATOR_LABELS[op]] as const);
 const NO_VALUE: Operator[] = ['is_empty', 'is_not_empty'];
 const LIST: Operator[] = ['in', 'not_in'];
-const STATUSES = ['pending', 'queued', 'running', 'completed', 'no_result', 'error', 'skipped', 'insufficient_credits'];
+/** A tool cell's statuses (`default` is an input cell's). */
+const STATUSES = CELL_STATUSES.filter((s) => s !== 'default');
 
-export interface QueryColumn {
-  col_id: string;
-  name: string;
-  type: 'input' | 'tool';
-}
-export interface Rule {
-  col_id: string;
-  operator: Operator;
-  value?: unknown;
-  field?: 'value' | 'status';
-}
-export interface Group {
-  type: 'and' | 'or';
-  rules: (Rule | Group)[];
-}
-export interface SortRule {
-  col_id: string;
-  direction: 'asc' | 'desc';
-  sort_as_number: boolean;
-}
+export type QueryColumn = Pick<Schema<'Column'>, 'col_id' | 'name' | 'type'>;
+export type Rule = Schema<'FilterRule'>;
+export type Group = Schema<'FilterGroup'>;
+/** A sort rule as the console says it: always with its direction and whether it sorts as numbers. */
+export type SortRule = Required<Schema<'SortRule'>>;
 
 const isGroup = (r: Rule | Group): r is Group => 'rules' in r;
 

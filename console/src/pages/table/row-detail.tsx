@@ -1,15 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.ts';
+import type { Answer, Schema } from '../../api-shapes.ts';
 import { ErrorNote } from '../../error-note.tsx';
 import { primaryValue, text } from './cell-text.ts';
 import type { Column } from './table-types.ts';
 
-interface MetaCell {
-  value: unknown;
-  status?: string;
-  error?: string | null;
-  meta?: { tool_id: string; provider: string; fetched_at: string; credits: number; cached: boolean } | null;
-}
+/** A cell as GET …/rows/{row_id}?include=meta answers it. */
+type MetaCell = Schema<'Cell'>;
 
 /**
  * Every cell of one row (GET …/rows/{row_id}?include=meta): input values, and for tool cells their
@@ -27,7 +24,7 @@ export function RowDetail(props: {
   const [error, setError] = useState<string | undefined>();
   useEffect(() => {
     let current = true;
-    api<{ company: Record<string, MetaCell> }>('GET', `${props.projectPath}/rows/${encodeURIComponent(props.rowId)}?include=meta`)
+    api<Answer<'get_row'>>('GET', `${props.projectPath}/rows/${encodeURIComponent(props.rowId)}?include=meta`)
       .then((r) => current && setCells(r.company))
       .catch((e: Error) => current && setError(e.message));
     return () => {

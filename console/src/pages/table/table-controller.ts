@@ -1,6 +1,7 @@
 import type { GridApi } from 'ag-grid-community';
 import { stringify } from 'csv-stringify/browser/esm/sync';
 import { api } from '../../api.ts';
+import type { Answer } from '../../api-shapes.ts';
 import { navigate } from '../../router.ts';
 import { signal } from '../../signal.ts';
 import type { OpenedCell } from './cell-detail.tsx';
@@ -158,7 +159,7 @@ export class TableController {
       this.progressDue = true;
       return;
     }
-    api<{ columns: ColumnProgress[] }>('GET', `${this.path}/columns/progress`)
+    api<Answer<'get_column_progress'>>('GET', `${this.path}/columns/progress`)
       .then((r) => this.header.progress$.set(new Map(r.columns.map((c) => [c.col_id, c]))))
       .catch(() => undefined); // the bars are a help: a failed read leaves the last ones
     this.progressTimer = setTimeout(() => {
@@ -186,7 +187,7 @@ export class TableController {
     this.attempt(async () => {
       const { view, total } = this.state;
       const shown = this.columns.filter((c) => !view.hidden.includes(c.col_id)).map((c) => c.col_id);
-      const r = await api<{ url: string }>('POST', `${this.path}/exports`, { ...viewBody(view, this.columns), columns: shown });
+      const r = await api<Answer<'export_project'>>('POST', `${this.path}/exports`, { ...viewBody(view, this.columns), columns: shown });
       const a = document.createElement('a');
       a.href = r.url;
       a.download = '';
@@ -216,7 +217,7 @@ export class TableController {
     this.attempt(async () => {
       const { selected } = this.state;
       if (!confirm(`Delete ${plural(selected.length, 'row', 'rows')}? Their values and enriched cells go with them.`)) return;
-      const r = await api<{ deleted: number }>('DELETE', `${this.path}/rows`, { row_ids: selected.map((x) => String(x.id)) });
+      const r = await api<Answer<'delete_rows'>>('DELETE', `${this.path}/rows`, { row_ids: selected.map((x) => String(x.id)) });
       this.patch({ notice: `${plural(r.deleted, 'row', 'rows')} deleted.` });
       this.grid?.deselectAll();
       this.grid?.refreshInfiniteCache();

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.ts';
+import type { Answer } from '../../api-shapes.ts';
 import { ErrorNote } from '../../error-note.tsx';
 import type { Column } from './table-types.ts';
 import { RunCells, type RunMode } from './tool-column.tsx';
@@ -45,7 +46,7 @@ export function AddRowForm(props: { projectPath: string; columns: Column[]; onDo
       onSubmit={async (e) => {
         e.preventDefault();
         try {
-          const r = await api<{ message: string }>('POST', `${props.projectPath}/rows`, {
+          const r = await api<Answer<'add_row'>>('POST', `${props.projectPath}/rows`, {
             company: Object.fromEntries(inputs.map((c) => [c.name, values[c.name]?.trim() ? values[c.name] : null])),
           });
           if (r.message !== 'Row created') return setError(`Not added: a row with the same unique key exists already (${r.message}).`);

@@ -1,31 +1,15 @@
 import { ErrorNote } from '../../error-note.tsx';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api } from '../../api.ts';
+import type { Answer, Body, Schema } from '../../api-shapes.ts';
 import { type JsonSchema, pruned, SchemaFields } from '../schema-form.tsx';
 
-interface Tool {
-  tool_id: string;
-  name: string;
-  summary: string;
-  description: string;
-  category: string;
-  cost: { credits: number; per: string };
-  config_schema: JsonSchema;
-}
-interface Step {
-  tool_id: string;
-  config: Record<string, unknown>;
-}
-export interface TableColumn {
-  col_id: string;
-  name: string;
-  type: 'input' | 'tool';
-  tool_id?: string | null;
-  config?: unknown;
-  auto_run?: boolean;
-  run_condition?: string | null;
-  waterfall?: Step[];
-}
+/** A tool of the catalog (GET /tools); its config_schema is the JSON Schema its form is drawn from. */
+type Tool = Omit<Schema<'Tool'>, 'config_schema'> & { config_schema: JsonSchema };
+type Step = Schema<'WaterfallStep'>;
+/** A column as these forms read it: a tool column's fields are absent on an input column. */
+export type TableColumn = Pick<Schema<'Column'>, 'col_id' | 'name' | 'type'> &
+  Partial<Omit<Schema<'ToolColumn'>, 'col_id' | 'name' | 'type' | 'required'>>;
 
 /** The tool catalog (GET /tools), read once per page load. */
 let catalog: Promise<Tool[]> | undefined;
@@ -217,13 +201,7 @@ export function ToolColumnForm(props: { projectPath: string; column?: TableColum
 }
 
 /** What POST …/columns/estimate answers: what a run of the same selection would queue and cost (nothing runs). */
-interface Estimate {
-  cells: number;
-  credits_max: number;
-  credits_expected: number;
-  balance: number;
-  balance_after: number;
-}
+type Estimate = Answer<'estimate_columns'>;
 
 /** A number of credits as people read it (expected figures are fractional: one decimal is enough). */
 const creditText = (n: number) => n.toLocaleString(undefined, { maximumFractionDigits: 1 });
@@ -231,7 +209,7 @@ const cellsText = (n: number) => `${n.toLocaleString()} ${n === 1 ? 'cell' : 'ce
 const CAP_RULE = '“Stop after” takes a whole number of credits above 0, or nothing for no cap.';
 
 /** Which cells a run takes (the `mode` of POST …/columns/run), as the column menu names them. */
-export type RunMode = 'pending' | 'failed' | 'empty' | 'all';
+export type RunMode = NonNullable<Body<'run_pending_columns'>['mode']>;
 export const RUN_MODES: { mode: RunMode; label: string }[] = [
   { mode: 'pending', label: 'Run pending cells' },
   { mode: 'failed', label: 'Re-run failed cells' },
