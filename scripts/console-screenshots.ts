@@ -70,7 +70,11 @@ try {
   });
   await call('POST', `/projects/${id}/columns/run`, { col_ids: [domain.col_id] });
   // A column whose values are records (shown by their primary field), run on the first rows only.
-  const firm = await call('POST', `/projects/${id}/columns`, { name: 'Company', tool_id: 'company_enrich', config: { domain: '{{Website}}' } });
+  const firm = await call('POST', `/projects/${id}/columns`, {
+    name: 'Company',
+    tool_id: 'company_enrich',
+    config: { domain: '{{Website}}' },
+  });
   const firstRows = (await call('GET', `/projects/${id}/rows?page_size=12`)).rows.map((r: { id: string }) => r.id);
   await call('POST', `/projects/${id}/columns/run`, { col_ids: [firm.col_id], row_ids: firstRows });
 

@@ -13,6 +13,9 @@ const NAMES: [RegExp, string][] = [
   [/\bcol_ids?\b/g, 'column'],
   [/\brow_ids\b/g, 'rows'],
   [/\bmax_credits\b/g, 'credit cap'],
+  [/\bbuilder_status\.warning\b/g, 'a warning on the table'],
+  [/\bcsv_text\b/g, 'the pasted text'],
+  [/\bupload_id\b/g, 'the file'],
   [/\brun_condition\b/g, 'run condition'],
 ];
 

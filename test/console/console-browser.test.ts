@@ -108,17 +108,31 @@ describe('the console in Chromium', () => {
     watchPage(browser, phone);
     try {
       await phone.context().addCookies(await page.context().cookies());
-      await phone.goto(`${origin}/`);
-      await phone.getByRole('navigation', { name: 'Main' }).waitFor();
-      const { scrollWidth, links } = await phone.evaluate(() => ({
-        scrollWidth: document.documentElement.scrollWidth,
-        links: [...document.querySelectorAll('nav[aria-label="Main"] a')].map((a) => {
-          const r = a.getBoundingClientRect();
-          return { text: a.textContent, left: r.left, right: r.right };
-        }),
-      }));
-      expect(scrollWidth).toBeLessThanOrEqual(390);
-      for (const l of links) expect({ link: l.text, inside: l.left >= 0 && l.right <= 390 }).toEqual({ link: l.text, inside: true });
+      // The main nav, and on a settings page the settings' own nav too.
+      for (const [path, navs] of [
+        ['/', ['Main']],
+        ['/settings/credits', ['Main', 'Settings']],
+        ['/settings/integration?tab=api', ['Main', 'Settings']],
+        ['/settings/members', ['Main', 'Settings']],
+      ] as const) {
+        await phone.goto(`${origin}${path}`);
+        await phone.getByRole('navigation', { name: navs[navs.length - 1] }).waitFor();
+        const { scrollWidth, links } = await phone.evaluate(
+          (names) => ({
+            scrollWidth: document.documentElement.scrollWidth,
+            links: names.flatMap((n) =>
+              [...document.querySelectorAll(`nav[aria-label="${n}"] a`)].map((a) => {
+                const r = a.getBoundingClientRect();
+                return { text: a.textContent, left: r.left, right: r.right };
+              }),
+            ),
+          }),
+          [...navs],
+        );
+        expect(links.length).toBeGreaterThan(navs.length);
+        expect(scrollWidth).toBeLessThanOrEqual(390);
+        for (const l of links) expect({ link: l.text, inside: l.left >= 0 && l.right <= 390 }).toEqual({ link: l.text, inside: true });
+      }
     } finally {
       await phone.close();
     }
@@ -566,8 +580,14 @@ describe('the console in Chromium', () => {
     for (let i = 0; i < 100 && (await roleOf()) !== 'admin'; i++) await Bun.sleep(25);
     await page.reload();
     expect(await page.getByLabel('Role of new.person@example.com').inputValue()).toBe('admin');
+    let asked = '';
+    page.once('dialog', (d) => {
+      asked = d.message();
+      void d.accept();
+    });
     await page.getByRole('button', { name: 'Remove new.person@example.com' }).click();
     await page.getByLabel('Role of new.person@example.com').waitFor({ state: 'detached' });
+    expect(asked).toContain('Remove new.person@example.com from this workspace?');
   });
 
   test('Settings → Connected apps lists an application connected by browser sign-in; Disconnect stops its token', async () => {
@@ -606,6 +626,7 @@ describe('the console in Chromium', () => {
     await page.getByRole('heading', { name: 'Settings · Connected apps' }).waitFor();
     await page.getByRole('cell', { name: /^Console Test Agent/ }).waitFor();
     await accessible(page, 'Connected apps page');
+    page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Disconnect Console Test Agent' }).click();
     await page.getByText('Console Test Agent is disconnected').waitFor();
     expect(await mcpStatus()).toBe(401);

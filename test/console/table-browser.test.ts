@@ -464,5 +464,16 @@ describe('a project table in Chromium', () => {
     await page.getByRole('alert').filter({ hasText: 'photo.png is not a CSV file' }).waitFor();
     expect((await call('GET', '/projects')).body.total).toBe(before);
     await accessible(page, 'projects with the import zone');
+    // New project → CSV import: paste the rows, or send the file the same way; no upload id to copy.
+    await page.goto(`${origin}/projects/new`);
+    await page.getByRole('radio', { name: /CSV import/ }).check();
+    await page.getByRole('region', { name: 'Import a CSV file' }).waitFor();
+    expect(await page.getByLabel(/upload id/i).count()).toBe(0);
+    await page.getByLabel(/CSV text/i).fill('Name\nPasted one\nPasted two');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page
+      .getByTestId('row-count')
+      .filter({ hasText: /^2 rows/ })
+      .waitFor();
   });
 });

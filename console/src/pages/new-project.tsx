@@ -3,7 +3,19 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
 import type { Schema } from '../api-shapes.ts';
 import { navigate } from '../router.ts';
+import { ImportCsv } from './import-csv.tsx';
 import { type JsonSchema, pruned, SchemaFields } from './schema-form.tsx';
+
+/** A builder whose form takes an `upload_id` (a file sent to POST /projects/import.csv). */
+const takesFile = (schema: JsonSchema) => Boolean((schema as { properties?: Record<string, unknown> }).properties?.upload_id);
+
+/** The form without its `upload_id` field: people send the file itself. */
+function withoutUploadId(schema: JsonSchema): JsonSchema {
+  const s = schema as { properties?: Record<string, unknown>; required?: string[] };
+  if (!s.properties?.upload_id) return schema;
+  const { upload_id: _, ...properties } = s.properties;
+  return { ...s, properties, required: s.required?.filter((r) => r !== 'upload_id') } as JsonSchema;
+}
 
 /** A builder (GET /project-builders); its schema is the JSON Schema its form is drawn from. */
 type Builder = Omit<Schema<'Builder'>, 'schema'> & { schema: JsonSchema };
@@ -77,7 +89,9 @@ export function NewProjectPage() {
           <h2>{builder.name}</h2>
           <label for="project-name">Project name (optional)</label>
           <input id="project-name" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-          <SchemaFields schema={builder.schema} path="form_data" value={form} errors={fields} onChange={setForm} />
+          {/* A file is sent by the drop zone (it becomes the project at once), not by typing an upload id. */}
+          {takesFile(builder.schema) && <ImportCsv />}
+          <SchemaFields schema={withoutUploadId(builder.schema)} path="form_data" value={form} errors={fields} onChange={setForm} />
           <button type="submit" class="primary" disabled={busy}>
             Create project
           </button>

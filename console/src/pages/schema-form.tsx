@@ -1,3 +1,5 @@
+import { plainMessage } from '../words.ts';
+
 /**
  * A form drawn from a JSON Schema (a builder's or a tool's TypeBox schema, as GET /project-builders
  * and GET /tools give them): objects as fieldsets, strings, numbers within their bounds, booleans,
@@ -74,7 +76,7 @@ function Field(props: {
     <>
       {schema.description && (
         <small id={hint} class="hint">
-          {schema.description}
+          {plainMessage(schema.description)}
         </small>
       )}
       {error && (
@@ -88,7 +90,7 @@ function Field(props: {
     return (
       <fieldset class="group">
         <legend>{label(name)}</legend>
-        {schema.description && <small class="hint">{schema.description}</small>}
+        {schema.description && <small class="hint">{plainMessage(schema.description)}</small>}
         {error && <span class="field-error">{error}</span>}
         <SchemaFields schema={schema} path={path} value={(value as Value) ?? {}} errors={errors} onChange={props.onChange} />
       </fieldset>

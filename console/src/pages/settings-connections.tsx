@@ -29,6 +29,7 @@ export function ConnectionsPage() {
       .catch((e: ApiError) => setError(e.message));
   useEffect(() => void reload(), []);
   const disconnect = async (c: Connection) => {
+    if (!confirm(`Disconnect ${c.client_name}? It stops working with this workspace until someone signs it in again.`)) return;
     setError(undefined);
     setNotice(undefined);
     try {

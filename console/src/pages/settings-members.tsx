@@ -184,7 +184,12 @@ function MembersTable(props: { members: Member[]; manager: boolean; myId: string
                 type="button"
                 class="danger"
                 aria-label={`Remove ${m.email}`}
-                onClick={() => act(() => account('DELETE', `/members/${m.user_id}`))}
+                onClick={() => {
+                  if (
+                    confirm(`Remove ${m.email} from this workspace? Their sessions here end now and the API keys they made stop working.`)
+                  )
+                    void act(() => account('DELETE', `/members/${m.user_id}`));
+                }}
               >
                 Remove
               </button>

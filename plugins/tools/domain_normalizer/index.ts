@@ -18,7 +18,7 @@ export default defineTool({
   id: 'domain_normalizer',
   version: '1.0.0',
   name: 'Domain normalizer',
-  summary: 'Turns a web address or an email address into the company\'s domain, e.g. example.com.',
+  summary: "Turns a web address or an email address into the company's domain, e.g. example.com.",
   description:
     'Turns a URL, an email address or a host name into its registrable domain (www.shop.example.co.uk → example.co.uk), using the public suffix list (under example.com, where sandbox data lives, each subdomain counts as one domain). Free, no provider. Config: {"value": "{{Website}}"}.',
   category: 'transform',

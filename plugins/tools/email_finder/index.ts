@@ -14,7 +14,7 @@ export default defineTool({
   id: 'email_finder',
   version: '1.0.0',
   name: 'Email finder',
-  summary: 'Guesses a person\'s work email address from their name and company domain.',
+  summary: "Guesses a person's work email address from their name and company domain.",
   description:
     'Guesses a person’s work email from first name, last name and company domain with the common address patterns (first.last@, flast@, first@, firstlast@, f.last@ …), after checking by MX lookup that the domain receives mail. Answers the most likely address, the pattern used and every candidate; give `pattern` when you know the company’s format. The mailbox itself is not probed (no SMTP), so treat it as a best guess and check it with email_validator. Config: {"first_name": "{{First Name}}", "last_name": "{{Last Name}}", "domain": "{{Company Domain}}"}. Free.',
   category: 'people',

@@ -5,7 +5,7 @@ export default defineTool({
   id: 'formula',
   version: '1.0.0',
   name: 'Formula',
-  summary: 'Computes a value from the row\'s other columns, like a spreadsheet formula.',
+  summary: "Computes a value from the row's other columns, like a spreadsheet formula.",
   description:
     'Computes a value from the row with a JSONata expression; column names are fields (use backticks for names with spaces, e.g. `Full Name`). Example: $uppercase(Name) or Employees > 100 ? "large" : "small". Each row is evaluated in a sandbox with bounds (FORMULA_TIMEOUT_MS, 1 s by default; 500 levels of nesting; 100,000 items per sequence; memory): a row that passes one ends as error. Free, no provider.',
   category: 'transform',

@@ -28,7 +28,7 @@ export default defineTool({
   // enrichOne and concurrency came with SDK 1.1.
   sdk: '^1.1',
   name: 'Website info',
-  summary: 'Reads a company\'s website: its title, description, email addresses, phones and social links.',
+  summary: "Reads a company's website: its title, description, email addresses, phones and social links.",
   description:
     'Fetches a company website (follows up to 5 redirects, 2 MB and 15 s at most) and reads off its title, meta description, language, social profile links (LinkedIn, X/Twitter, Facebook, Instagram, YouTube, GitHub, TikTok), email addresses and phone numbers. Config: {"url": "{{Website}}"} (a URL or a bare domain). Free (no provider fee). A site that is down gives that row an error; retry it later.',
   category: 'company',
