@@ -84,6 +84,8 @@ export class TableController {
   }
 
   patch(p: Partial<TableState>): void {
+    // Nothing new (a page of rows says the same total again): nothing drawn again.
+    if (Object.entries(p).every(([k, v]) => this.state[k as keyof TableState] === v)) return;
     this.state = { ...this.state, ...p };
     this.openedRef.current = this.state.opened;
     this.draw(this.state);
