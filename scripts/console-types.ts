@@ -53,14 +53,14 @@ export async function serviceDocument(): Promise<Json> {
 }
 
 /** The TypeScript 5 compiler openapi-typescript calls (the project's own typescript is 7, which has no compiler API). */
-function typescript5(): string {
+export function typescript5(): string {
   if (process.env.TYPESCRIPT_5) return process.env.TYPESCRIPT_5;
   try {
     return Bun.resolveSync('typescript5/lib/typescript.js', ROOT);
   } catch {
     throw new Error(
       'openapi-typescript 7 needs the TypeScript 5 compiler API, and the project’s typescript (7) has none: add the dev dependency ' +
-        '"typescript5": "npm:typescript@5.9.3", or set TYPESCRIPT_5 to a TypeScript 5 lib/typescript.js',
+        '"typescript5": "npm:typescript@5.9.3" (bun add -d typescript5@npm:typescript@5.9.3), or set TYPESCRIPT_5 to a TypeScript 5 lib/typescript.js',
     );
   }
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { typescript5 } from '../scripts/console-types.ts';
 import { startTestService, type TestService } from './support/test-service.ts';
 
 /**
@@ -66,19 +67,6 @@ const TSCONFIG = {
   },
   files: ['client.ts'],
 };
-
-/** The TypeScript 5 compiler openapi-typescript calls (the project's own typescript is 7, which has no compiler API). */
-function typescript5(): string {
-  if (process.env.TYPESCRIPT_5) return process.env.TYPESCRIPT_5;
-  try {
-    return Bun.resolveSync('typescript5/lib/typescript.js', ROOT);
-  } catch {
-    throw new Error(
-      'openapi-typescript 7 needs the TypeScript 5 compiler API, and the project’s typescript (7) has none: add the dev dependency ' +
-        '"typescript5": "npm:typescript@5.9.3" (bun add -d typescript5@npm:typescript@5.9.3), or set TYPESCRIPT_5 to a TypeScript 5 lib/typescript.js',
-    );
-  }
-}
 
 async function run(cmd: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
   const proc = Bun.spawn(cmd, { cwd, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' });
