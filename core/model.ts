@@ -80,16 +80,20 @@ export interface ProjectSettings {
 
 export const DEFAULT_SETTINGS: ProjectSettings = { uniqueColumns: [], onConflict: 'skip' };
 
-export type CellStatus =
-  | 'default'
-  | 'pending'
-  | 'queued'
-  | 'running'
-  | 'completed'
-  | 'no_result'
-  | 'error'
-  | 'skipped'
-  | 'insufficient_credits';
+/** The statuses a tool cell may have. */
+export const TOOL_CELL_STATUSES = [
+  'pending',
+  'queued',
+  'running',
+  'completed',
+  'no_result',
+  'error',
+  'skipped',
+  'insufficient_credits',
+] as const;
+/** Every cell status: `default` is an input cell's. */
+export const CELL_STATUSES = ['default', ...TOOL_CELL_STATUSES] as const;
+export type CellStatus = (typeof CELL_STATUSES)[number];
 
 /** Where a tool cell's value came from (docs/enrichment.md, provenance): shown with include=meta. */
 export interface CellMeta {

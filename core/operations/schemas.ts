@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ColumnSchema } from '../columns/column-view.ts';
-import type { CellStatus } from '../model.ts';
-import { TOOL_CELL_STATUSES } from '../services/column-progress.ts';
+import { CELL_STATUSES } from '../model.ts';
 
 export { ColumnSchema };
 
@@ -38,12 +37,6 @@ export const CellMetaSchema = Type.Object({
   credits: Type.Integer({ description: 'What the cell cost, net of refunds, over every step tried.' }),
   cached: Type.Boolean({ description: 'Reused from the workspace’s result cache (free).' }),
 });
-
-/** Every status a cell may have: `default` is an input cell's, the others a tool cell's. */
-const CELL_STATUSES = ['default', ...TOOL_CELL_STATUSES] as const satisfies readonly CellStatus[];
-// A status added to CellStatus fails the type check until it is listed (the documents' enum would refuse it).
-const everyStatusListed: [Exclude<CellStatus, (typeof CELL_STATUSES)[number]>] extends [never] ? true : false = true;
-void everyStatusListed;
 
 export const CellSchema = Type.Object({
   name: Type.String(),

@@ -1,17 +1,5 @@
 import type { Kernel } from '../kernel.ts';
-import type { CellStatus, Project } from '../model.ts';
-
-/** The statuses a tool cell may have (CellStatus but `default`, which is an input cell's). */
-export const TOOL_CELL_STATUSES = [
-  'pending',
-  'queued',
-  'running',
-  'completed',
-  'no_result',
-  'error',
-  'skipped',
-  'insufficient_credits',
-] as const satisfies readonly CellStatus[];
+import { type Project, TOOL_CELL_STATUSES } from '../model.ts';
 
 type ToolCellStatus = (typeof TOOL_CELL_STATUSES)[number];
 
