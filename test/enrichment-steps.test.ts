@@ -144,7 +144,7 @@ describe('enrichment host steps', () => {
     const isValid = (v: unknown) => v !== '';
     const mid = new Map<number, Cell>();
     const a = classifyResults(
-      { tool: tool({ isValid }), isLast: false, lastAttempt: false, cacheKeys: new Map([[1, 'c1']]) },
+      { tool: tool({ isValid }), config: {}, isLast: false, lastAttempt: false, cacheKeys: new Map([[1, 'c1']]) },
       ready,
       results,
       mid,
@@ -154,16 +154,53 @@ describe('enrichment host steps', () => {
     expect(a.retry.map((r) => r.row.seq)).toEqual([2]);
     expect(a.lastError).toBe('503 from provider');
     expect(a.next.map((r) => r.row.seq)).toEqual([3, 4, 5]);
-    expect(a.refund.map((r) => r.row.seq)).toEqual([3, 4, 5]); // paid per result: nothing found, credit back
+    expect(a.refund.map((r) => [r.row.row.seq, r.credits])).toEqual([
+      [3, 2],
+      [4, 2],
+      [5, 2],
+    ]); // paid per result: nothing found, credit back
 
     const last = new Map<number, Cell>();
-    const b = classifyResults({ tool: tool({ isValid }), isLast: true, lastAttempt: true, cacheKeys: new Map() }, ready, results, last);
+    const b = classifyResults(
+      { tool: tool({ isValid }), config: {}, isLast: true, lastAttempt: true, cacheKeys: new Map() },
+      ready,
+      results,
+      last,
+    );
     expect(b.retry).toEqual([]);
     expect(last.get(2)).toEqual({ v: null, s: 'error', e: '503 from provider' });
     expect(last.get(3)).toEqual({ v: null, s: 'no_result', e: 'nothing' });
     expect(last.get(4)).toEqual({ v: null, s: 'error', e: '400 bad' });
     expect(last.get(5)).toEqual({ v: null, s: 'no_result' });
-    expect(b.refund.map((r) => r.row.seq)).toEqual([2, 3, 4, 5]);
+    expect(b.refund.map((r) => r.row.row.seq)).toEqual([2, 3, 4, 5]);
+  });
+
+  test('classifyResults: a tool priced per unit gives back the units a settled row did not use', () => {
+    const perUnit = tool({
+      cost: { credits: 2, per: 'attempt' },
+      input: Type.Object({ domain: Type.String(), budget: Type.Integer() }),
+      costUnits: (c: { budget: number }) => c.budget + 1,
+    } as Partial<AnyTool>);
+    const ready = [1, 2, 3, 4].map(
+      (seq) => ({ ...open(seq, {}), item: { rowId: String(seq), config: {}, row: {} }, chargeKey: `k${seq}` }) as ReadyRow,
+    );
+    const results = [
+      { status: 'ok' as const, value: 'found', units: 3 },
+      { status: 'error' as const, error: 'the answer does not fit', retryable: false, units: 5 },
+      { status: 'error' as const, error: '503', retryable: true, units: 2 },
+      { status: 'error' as const, error: 'key refused', retryable: false },
+    ];
+    const out = classifyResults(
+      { tool: perUnit, config: { budget: 4 }, isLast: true, lastAttempt: false, cacheKeys: new Map() },
+      ready,
+      results,
+      new Map(),
+    );
+    // 5 units (10 credits) charged each: 3 used → 4 back; all 5 used → none; retried → kept for the retry; unsaid → one used.
+    expect(out.refund.map((r) => [r.row.row.seq, r.credits])).toEqual([
+      [1, 4],
+      [4, 8],
+    ]);
   });
 });
 

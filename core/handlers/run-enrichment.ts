@@ -17,6 +17,7 @@ import { writeStartingJobs } from '../jobs/job-outbox.ts';
 import { prepareStep } from './enrichment/prepare-step.ts';
 import { cacheTtlMs, reuseCached } from '../columns/result-cache.ts';
 import { runTool } from './enrichment/run-tool.ts';
+import { stepPrice } from '../plugins/tool-price.ts';
 import { sortByDependencies } from './enrichment/sort-rows.ts';
 import { type Job, type JobContext, retryableError } from '../ports/queue.ts';
 import type { EnrichPayload } from '../jobs/job-names.ts';
@@ -64,7 +65,8 @@ async function runSteps(kernel: Kernel, batch: EnrichBatch, jobCtx: JobContext, 
     );
     const cached = await reuseCached(kernel, batch.project.workspaceId, tool, plan.ready, settled);
     for (const [seq, at] of cached.hits) out.sources.set(seq, source(tool, at, true));
-    const { paid, held } = await chargeRows(kernel, batch, tool, cached.ready, spent, settled);
+    const price = stepPrice(tool, step.config);
+    const { paid, held } = await chargeRows(kernel, batch, { tool, price }, cached.ready, spent, settled);
     out.held.push(...held);
     const ctx = toolContext(kernel, tool, jobCtx.signal, { job_id: batch.jobId, worker: jobCtx.workerId, column: batch.column.id });
     const started = performance.now();
@@ -77,7 +79,12 @@ async function runSteps(kernel: Kernel, batch: EnrichBatch, jobCtx: JobContext, 
     const latencyMs = performance.now() - started;
     const fetchedAt = Date.now();
     for (const r of paid) out.sources.set(r.row.seq, source(tool, fetchedAt, false));
-    const outcome = classifyResults({ tool, isLast, lastAttempt: jobCtx.lastAttempt, cacheKeys: cached.keys }, paid, results, settled);
+    const outcome = classifyResults(
+      { tool, config: step.config, isLast, lastAttempt: jobCtx.lastAttempt, cacheKeys: cached.keys },
+      paid,
+      results,
+      settled,
+    );
     await refundRows(kernel, batch, tool, outcome.refund, spent);
     const ttl = cacheTtlMs(kernel, tool);
     if (outcome.toCache.length && ttl > 0) await kernel.storage.cache.putMany(outcome.toCache, ttl, fetchedAt);
@@ -85,12 +92,11 @@ async function runSteps(kernel: Kernel, batch: EnrichBatch, jobCtx: JobContext, 
     if (outcome.retry.length) out.lastError = outcome.lastError;
     // What this tool did, for its stats and `order: "auto"`: rows it settled or passed on (not those retried later).
     const attempts = paid.length - outcome.retry.length;
-    const price = Math.max(0, tool.cost.credits);
     out.figures.push({
       toolId: tool.id,
       attempts,
       found: outcome.found,
-      credits: price * (tool.cost.per === 'result' ? attempts - outcome.refund.length : attempts),
+      credits: price * attempts - outcome.refund.reduce((sum, r) => sum + r.credits, 0),
       latencyMs: paid.length ? (latencyMs * attempts) / paid.length : 0,
     });
     open = [...plan.passOn, ...outcome.next];

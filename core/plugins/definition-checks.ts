@@ -114,7 +114,9 @@ export function assertTool(def: unknown, where: string): asserts def is AnyTool 
     (typeof d.concurrency !== 'number' || !Number.isInteger(d.concurrency) || d.concurrency < 1 || d.concurrency > 100)
   )
     throw new PluginDefinitionError(where, 'concurrency', 'must be an integer from 1 to 100');
-  for (const f of ['enrich', 'enrichOne', 'isValid', 'cacheKey', 'checkConfig']) {
+  if (d.costUnits !== undefined && (d.cost as { per?: unknown }).per !== 'attempt')
+    throw new PluginDefinitionError(where, 'costUnits', 'needs cost.per "attempt" (each unit is charged before the row runs)');
+  for (const f of ['enrich', 'enrichOne', 'isValid', 'cacheKey', 'checkConfig', 'costUnits']) {
     if (d[f] !== undefined && typeof d[f] !== 'function') throw new PluginDefinitionError(where, f, 'must be a function when set');
   }
 }

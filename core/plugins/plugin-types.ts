@@ -128,10 +128,17 @@ export interface ToolItem<C> {
 }
 
 /** What a tool found for one row. */
-export type EnrichResult =
+export type EnrichResult = (
   | { status: 'ok'; value: unknown }
   | { status: 'no_result'; reason?: string }
-  | { status: 'error'; error: string; retryable: boolean };
+  | { status: 'error'; error: string; retryable: boolean }
+) & {
+  /**
+   * For a tool priced per unit (`costUnits`, SDK 1.3): the units this row used. The credits of the
+   * units it did not use are given back; a result without it counts as one unit.
+   */
+  units?: number;
+};
 
 export interface ToolPlugin<S extends TObject = TObject> extends PluginBase<S> {
   kind: 'tool';
@@ -164,6 +171,14 @@ export interface ToolPlugin<S extends TObject = TObject> extends PluginBase<S> {
   enrichOne?(item: ToolItem<Static<S>>, ctx: ToolContext): Promise<EnrichResult>;
   /** Rows of an `enrichOne` tool in flight at once, in one job (default 5). */
   concurrency?: number;
+  /**
+   * For a tool whose rows cost a varying number of units (an agent's searches and page reads; SDK
+   * 1.3): the most units one row may use under this column config, read from the config as written
+   * (before `{{Column}}` templates). Each unit costs `cost.credits` (`per: 'attempt'`): a row is
+   * charged for all of them before it runs and given back those its result did not use (`units`);
+   * estimates count them all. Without it a row is one unit.
+   */
+  costUnits?(config: Static<S>): number;
   /** Whether a found value is good enough (a waterfall stops at the first valid one). */
   isValid?(value: unknown): boolean;
   /**

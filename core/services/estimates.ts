@@ -10,6 +10,7 @@ import type { CellStatus, Column, Project, StoredRow, Workspace } from '../model
 import { isEmptyValue } from '../rows/cell-values.ts';
 import { rowValues } from '../rows/row-view.ts';
 import type { AnyTool } from '../plugins/plugin-types.ts';
+import { stepPrice } from '../plugins/tool-price.ts';
 import type { ToolStats } from '../ports/storage.ts';
 import { type RunMode, runSelection } from './columns.ts';
 import { plannedBuild } from './projects.ts';
@@ -168,7 +169,8 @@ async function columnCost(
       const key = keys.get(r.row.seq);
       const cost = costs.get(r.row.seq) as RowCost;
       // Reused (free) or stopped by the per-row cap: the cell ends here, as in the run.
-      if ((key !== undefined && hits.has(key)) || !chargeStep(cost, tool, hitRate(stats.get(tool.id)), cap)) done.add(r.row.seq);
+      if ((key !== undefined && hits.has(key)) || !chargeStep(cost, tool, stepPrice(tool, step.config), hitRate(stats.get(tool.id)), cap))
+        done.add(r.row.seq);
     }
     open = open.filter((o) => !done.has(o.row.seq));
   }
@@ -194,9 +196,11 @@ interface RowCost {
 
 const newRowCost = (): RowCost => ({ missed: 0, worst: 0, expected: 0, reach: 1 });
 
-/** Charges one step as prepare-step and charge-rows would; false when the per-row cap ends the cell first. */
-function chargeStep(cost: RowCost, tool: AnyTool, hit: number, cap: number): boolean {
-  const price = Math.max(0, tool.cost.credits);
+/**
+ * Charges one step as prepare-step and charge-rows would (`price`: the step's, every unit of a
+ * per-unit tool counted); false when the per-row cap ends the cell first.
+ */
+function chargeStep(cost: RowCost, tool: AnyTool, price: number, hit: number, cap: number): boolean {
   if (price > 0 && cost.missed + price > cap) return false;
   if (tool.cost.per === 'result') {
     cost.worst = Math.max(cost.worst, cost.missed + price);
@@ -215,7 +219,7 @@ function fullCost(kernel: Kernel, steps: ReturnType<typeof columnSteps>, stats: 
   const cost = newRowCost();
   for (const step of steps) {
     const tool = kernel.plugins.tool(step.tool_id);
-    if (!tool || !chargeStep(cost, tool, hitRate(stats.get(tool.id)), cap)) break;
+    if (!tool || !chargeStep(cost, tool, stepPrice(tool, step.config), hitRate(stats.get(tool.id)), cap)) break;
   }
   return { max: Math.max(cost.worst, cost.missed), expected: cost.expected };
 }

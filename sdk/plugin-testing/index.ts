@@ -35,6 +35,7 @@ import { isFound } from '../../core/handlers/enrichment/classify-results.ts';
 import { renderedConfig } from '../../core/handlers/enrichment/prepare-step.ts';
 import { runTool as runHostTool } from '../../core/handlers/enrichment/run-tool.ts';
 import { schemaErrors } from '../../core/schema/validate.ts';
+import { refundOf, stepPrice } from '../../core/plugins/tool-price.ts';
 
 export { PluginDefinitionError, assertBuilder, assertTool } from '../../core/plugins/definition-checks.ts';
 
@@ -174,6 +175,25 @@ export async function runTool<S extends TObject>(
     out[r.index] = result.status === 'ok' && !isFound(tool as unknown as AnyTool, result) ? { status: 'no_result' } : result;
   });
   return out;
+}
+
+/**
+ * What the host charges one row of this tool under the column `config` (as written, before
+ * templates): `reserved`, taken before the row runs (every unit of a tool priced per unit, SDK 1.3),
+ * and `charged`, what stays taken once the row's outcome is settled (refunds of a per-result tool
+ * that found nothing, of units not used). A retryable error keeps its charge for the retry.
+ */
+export function rowCredits<S extends TObject>(
+  tool: ToolPlugin<S>,
+  config: Static<S>,
+  outcome: ToolOutcome,
+): { reserved: number; charged: number } {
+  if (outcome.status === 'skipped') return { reserved: 0, charged: 0 };
+  const t = tool as unknown as AnyTool;
+  const c = config as Record<string, unknown>;
+  const reserved = stepPrice(t, c);
+  if (outcome.status === 'error' && outcome.retryable) return { reserved, charged: reserved };
+  return { reserved, charged: reserved - refundOf(t, c, outcome, isFound(t, outcome)) };
 }
 
 /**

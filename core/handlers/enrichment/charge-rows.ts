@@ -49,12 +49,12 @@ function groups(
 export async function chargeRows(
   kernel: Kernel,
   batch: EnrichBatch,
-  tool: AnyTool,
+  step: { tool: AnyTool; price: number },
   ready: ReadyRow[],
   spent: Map<number, number>,
   settled: Settled,
 ): Promise<{ paid: ReadyRow[]; held: HeldRow[] }> {
-  const price = Math.max(0, tool.cost.credits);
+  const { tool, price } = step;
   if (price === 0 || ready.length === 0) return { paid: ready, held: [] };
   const run: ReadyRow[] = [];
   const held: HeldRow[] = [];
@@ -79,21 +79,29 @@ export async function chargeRows(
   return { paid: run, held };
 }
 
-/** Tools paid per result give the credit back for rows where they found nothing: to the run and key that paid. */
+/** Credits a row gets back after its step: see `refundOf` (core/plugins/tool-price.ts). */
+export interface Refund {
+  row: ReadyRow;
+  credits: number;
+}
+
+/**
+ * Gives back what settled rows did not use — a per-result tool's price when it found nothing, a
+ * per-unit tool's unused units — to the run and key that paid.
+ */
 export async function refundRows(
   kernel: Kernel,
   batch: EnrichBatch,
   tool: AnyTool,
-  rows: ReadyRow[],
+  refunds: Refund[],
   spent: Map<number, number>,
 ): Promise<void> {
-  const price = Math.max(0, tool.cost.credits);
-  for (const r of rows) {
+  for (const { row: r, credits } of refunds) {
     const runId = batch.runOf.get(r.row.seq);
-    await kernel.storage.credits.refund(batch.project.workspaceId, price, entryOf(batch, tool, r, `${r.chargeKey}:refund`), {
+    await kernel.storage.credits.refund(batch.project.workspaceId, credits, entryOf(batch, tool, r, `${r.chargeKey}:refund`), {
       charge: r.chargeKey,
       ...(runId ? { runId } : {}),
     });
-    spent.set(r.row.seq, (spent.get(r.row.seq) ?? 0) - price);
+    spent.set(r.row.seq, (spent.get(r.row.seq) ?? 0) - credits);
   }
 }

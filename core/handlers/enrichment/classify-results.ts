@@ -1,5 +1,7 @@
 import type { AnyTool, EnrichResult } from '../../plugins/plugin-types.ts';
+import { refundOf } from '../../plugins/tool-price.ts';
 import type { ReadyRow, Settled } from '../../columns/enrich-batch.ts';
+import type { Refund } from './charge-rows.ts';
 
 /** A result that fills the cell: found, and good enough by the tool's own `isValid`. */
 export const isFound = (tool: Pick<AnyTool, 'isValid'>, r: EnrichResult): boolean =>
@@ -11,8 +13,8 @@ export interface Classified {
   /** Rows worth another try later (429, 5xx, timeout) while attempts remain. */
   retry: ReadyRow[];
   lastError: string;
-  /** Rows a per-result tool found nothing for: their credit goes back. */
-  refund: ReadyRow[];
+  /** Credits settled rows get back: a per-result tool's that found nothing, a per-unit tool's units not used. */
+  refund: Refund[];
   /** Found values to keep under their cache key. */
   toCache: { key: string; value: unknown }[];
   /** Rows whose value this step found. */
@@ -26,18 +28,18 @@ export interface Classified {
  * settles into `settled`.
  */
 export function classifyResults(
-  o: { tool: AnyTool; isLast: boolean; lastAttempt: boolean; cacheKeys: Map<number, string> },
+  o: { tool: AnyTool; config: Record<string, unknown>; isLast: boolean; lastAttempt: boolean; cacheKeys: Map<number, string> },
   ready: ReadyRow[],
   results: EnrichResult[],
   settled: Settled,
 ): Classified {
   const out: Classified = { next: [], retry: [], lastError: '', refund: [], toCache: [], found: 0 };
-  const paidPerResult = o.tool.cost.per === 'result' && o.tool.cost.credits > 0;
   results.forEach((r, j) => {
     const row = ready[j] as ReadyRow;
     const found = isFound(o.tool, r);
     const retry = r.status === 'error' && r.retryable && !o.lastAttempt;
-    if (!found && !retry && paidPerResult) out.refund.push(row);
+    const credits = retry ? 0 : refundOf(o.tool, o.config, r, found);
+    if (credits > 0) out.refund.push({ row, credits });
     if (retry) {
       // Its charge stays recorded under this job's key, so the retry does not pay again.
       out.retry.push(row);

@@ -1,6 +1,7 @@
 import { renderTemplate } from '../../columns/templates.ts';
 import type { WaterfallStep } from '../../model.ts';
 import type { AnyTool } from '../../plugins/plugin-types.ts';
+import { stepPrice } from '../../plugins/tool-price.ts';
 import { isEmptyValue } from '../../rows/cell-values.ts';
 import type { OpenRow, ReadyRow, Settled } from '../../columns/enrich-batch.ts';
 
@@ -40,7 +41,7 @@ export function prepareStep(
   open: OpenRow[],
   settled: Settled,
 ): StepPlan {
-  const price = Math.max(0, o.tool.cost.credits);
+  const price = stepPrice(o.tool, o.step.config);
   const ready: ReadyRow[] = [];
   const passOn: OpenRow[] = [];
   for (const row of open) {
