@@ -118,6 +118,7 @@ async function main(cleanup: CleanupSteps) {
     );
     jumps.push(performance.now() - t0);
   }
+  step(`jumps: p50 ${summarize(jumps).p50.toFixed(0)} ms (${jumps.map((ms) => ms.toFixed(0)).join(', ')})`);
 
   step('cell updates from another process');
   await page.goto(`${origin}/projects/${project.id}`);

@@ -69,16 +69,57 @@ export interface LiveGridOptions {
   onEditError(message: string | undefined): void;
 }
 
-/** Pages of GET …/rows as the grid scrolls, with the page's view (search, filter, sort). */
-function rowsSource(path: string, g: Grid, o: LiveGridOptions, firstRows: () => void): IDatasource {
+type RowsPage = { rows: Row[]; total_rows: number };
+
+/**
+ * Pages of GET …/rows, with the page's view (search, filter, sort). A page asked for ahead (a jump:
+ * its request leaves before the grid has drawn the empty rows it scrolls to) is taken from here, once.
+ */
+class RowPages {
+  private readonly ahead = new Map<string, Promise<RowsPage>>();
+  constructor(
+    private readonly path: string,
+    private readonly g: Grid,
+    private readonly o: LiveGridOptions,
+  ) {}
+
+  private url(startRow: number): string {
+    const query = viewQuery(this.o.view.current, this.g.columns);
+    return `${this.path}/rows?page=${Math.floor(startRow / BLOCK) + 1}&page_size=${BLOCK}${query ? `&${query}` : ''}`;
+  }
+
+  read(startRow: number): Promise<RowsPage> {
+    const url = this.url(startRow);
+    const early = this.ahead.get(url);
+    this.ahead.delete(url);
+    return early ?? api<RowsPage>('GET', url);
+  }
+
+  /**
+   * Asks now for the blocks rows [from, to] fall in. A failed early request is asked again by the
+   * grid; one the grid did not take within seconds is dropped (its rows may have changed since).
+   */
+  askAhead(from: number, to: number): void {
+    this.ahead.clear();
+    for (let block = Math.floor(Math.max(0, from) / BLOCK); block <= Math.floor(to / BLOCK); block++) {
+      const url = this.url(block * BLOCK);
+      const p = api<RowsPage>('GET', url);
+      const drop = () => {
+        if (this.ahead.get(url) === p) this.ahead.delete(url);
+      };
+      p.catch(drop);
+      setTimeout(drop, 3_000);
+      this.ahead.set(url, p);
+    }
+  }
+}
+
+/** The grid's datasource: pages as the grid scrolls. */
+function rowsSource(pages: RowPages, g: Grid, o: LiveGridOptions, firstRows: () => void): IDatasource {
   return {
     getRows: async ({ startRow, successCallback, failCallback }) => {
       try {
-        const query = viewQuery(o.view.current, g.columns);
-        const page = await api<{ rows: Row[]; total_rows: number }>(
-          'GET',
-          `${path}/rows?page=${Math.floor(startRow / BLOCK) + 1}&page_size=${BLOCK}${query ? `&${query}` : ''}`,
-        );
+        const page = await pages.read(startRow);
         o.onTotal(page.total_rows);
         o.onQueryError(undefined);
         successCallback(page.rows, page.total_rows);
@@ -128,6 +169,8 @@ export interface LiveGrid {
   fit(colId: string): void;
   /** Brings row number `n` into view as soon as the grid has that many rows (a row just added at the end). */
   showRow(n: number): void;
+  /** Scrolls row number `n` to the top, its rows asked for at once. */
+  goTo(n: number): void;
 }
 
 /**
@@ -143,10 +186,12 @@ class LiveTable implements LiveGrid {
   private fittedOnce = false;
   private rereading: Promise<void> | undefined;
   private wantedRow: number | undefined;
+  private readonly pages: RowPages;
 
   constructor(private readonly o: LiveGridOptions) {
     this.g = { columns: [], shown: new ShownRows(), widths: new Widths(o.id), errors: new Map() };
     this.path = `/projects/${encodeURIComponent(o.id)}`;
+    this.pages = new RowPages(this.path, this.g, o);
     // Watch first, then read: a change made in between is then both in what is read and in an event, never in neither.
     this.events = new EventSource(`${boot.basePath}${this.path}/events`);
     this.watch();
@@ -258,7 +303,7 @@ class LiveTable implements LiveGrid {
       cacheBlockSize: BLOCK,
       maxBlocksInCache: 40,
       getRowId: (p) => String(p.data.id),
-      datasource: rowsSource(this.path, g, o, () => {
+      datasource: rowsSource(this.pages, g, o, () => {
         if (this.fittedOnce) return;
         this.fittedOnce = true;
         requestAnimationFrame(() => this.fitWidths());
@@ -298,6 +343,15 @@ class LiveTable implements LiveGrid {
 
   fit(colId: string): void {
     this.fitWidths([colId]);
+  }
+
+  goTo(n: number): void {
+    const { grid } = this;
+    if (!grid) return;
+    const index = Math.min(n, grid.getDisplayedRowCount()) - 1;
+    // The rows drawn around it: the grid's buffer above (10 rows), a screen and its buffer below.
+    this.pages.askAhead(index - 10, index + 60);
+    grid.ensureIndexVisible(index, 'top');
   }
 
   showRow(n: number): void {

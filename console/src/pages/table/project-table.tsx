@@ -90,7 +90,7 @@ function Toolbar({ t, s }: { t: TableController; s: TableState }) {
       onClearSort={() => t.setView({ ...view(), sort: [] })}
       onOpen={(kind) => t.patch({ panel: { kind } })}
       onExport={t.exportView}
-      onGoTo={(n) => t.grid?.ensureIndexVisible(Math.min(n, s.total ?? n) - 1, 'top')}
+      onGoTo={t.goTo}
     />
   );
 }

@@ -175,6 +175,7 @@ export class TableController {
 
   reloadColumns = () => this.live?.reloadColumns() ?? Promise.resolve();
   showRow = (n: number) => this.live?.showRow(n);
+  goTo = (n: number) => this.live?.goTo(n);
 
   private async attempt(work: () => Promise<void>): Promise<void> {
     try {
