@@ -35,6 +35,7 @@ describe('plugin definitions are checked when they load', () => {
     ['a summary longer than a sentence', { summary: 'x'.repeat(201) }, 'field "summary"'],
     ['a cost without credits', { cost: { per: 'result' } }, 'field "cost.credits"'],
     ['no enrich function', { enrich: undefined }, 'field "enrich"'],
+    ['a price per unit on a per-result tool', { cost: { credits: 1, per: 'result' }, costUnits: () => 3 }, 'field "costUnits"'],
   ];
   for (const [what, patch, message] of cases) {
     test(`${what} is refused, naming the plugin and the field`, () => {
