@@ -43,7 +43,8 @@ describe('enrichment tool catalog', () => {
     expect(await ids('email')).toEqual(expect.arrayContaining(['email_finder', 'email_validator', 'person_enrich']));
     expect((await ids('tech stack'))[0]).toBe('tech_stack');
     expect(await ids('wappalyzer')).toEqual(['tech_stack']);
-    expect(await ids('openai')).toEqual(['ai_prompt']);
+    expect(await ids('openai')).toEqual(['ai_prompt', 'research_agent']);
+    expect((await ids('research the web with sources'))[0]).toBe('research_agent');
     expect(await ids('jsonata')).toContain('http_api');
     expect(await ids('firmographics')).toEqual(['company_enrich']);
   });
