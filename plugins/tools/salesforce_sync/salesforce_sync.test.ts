@@ -186,6 +186,17 @@ test('with a refresh token, an expired session is renewed once and the rows go t
   expect(out.map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
   expect(sf.log.filter((l) => l.call === 'POST /services/oauth2/token')).toHaveLength(1);
 
+  // The refresh-token flow alone: the first row gets the token and the instance URL.
+  const fresh = fake({ refreshToken: '5Aep861-refresh' });
+  const alone = { ...env, SALESFORCE_ACCESS_TOKEN: undefined, SALESFORCE_INSTANCE_URL: undefined };
+  const [made] = await runTool(
+    salesforceSync,
+    [{ D: 'a.test' }],
+    { object: 'Account', key: '{{D}}', fields: { Name: 'A' } },
+    live(fresh, alone),
+  );
+  expect(made).toMatchObject({ status: 'ok', value: { url: expect.stringContaining(`${fresh.url}/lightning/r/Account/`) } });
+
   const bad = fake({ refreshToken: 'another' });
   bad.tokens.delete(TOKEN);
   const [refused] = await runTool(salesforceSync, [{ D: 'a.test' }], { object: 'Account', key: '{{D}}' }, live(bad, env));
