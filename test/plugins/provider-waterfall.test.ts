@@ -7,6 +7,7 @@ import { HUNTER_TEST_KEY, startFakeHunter } from '../../plugins/_providers/hunte
 import type { LoopbackProvider } from '../../plugins/_providers/loopback-provider.ts';
 import { PDL_TEST_KEY, startFakePdl } from '../../plugins/_providers/pdl/fake-pdl.ts';
 import { startFakeZeroBounce, ZEROBOUNCE_TEST_KEY } from '../../plugins/_providers/zerobounce/fake-zerobounce.ts';
+import { data, startMcpTestService } from '../mcp/mcp-support.ts';
 import { DIALECTS } from '../support/databases.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 import { addColumn, cellOf, csvProject, SERVICE_START_MS, setEnv, settledRows } from './enrich-helpers.ts';
@@ -158,6 +159,28 @@ describe.each(DIALECTS)('an email waterfall over Hunter, People Data Labs and Ze
     expect(before - (await balance(t))).toBe(1);
   }, 40_000);
 });
+
+test(
+  'the provider tools are in GET /tools, its search and MCP’s list_tools and create_column, with no kernel change',
+  async () => {
+    const ids = ['hunter_email_finder', 'pdl_person_enrich', 'pdl_company_enrich', 'zerobounce_email_verifier'];
+    const t = await startMcpTestService('sqlite');
+    try {
+      const catalog = (await t.api('GET', '/tools')).body.filter((x: any) => ids.includes(x.tool_id));
+      expect(catalog.map((x: any) => x.tool_id).sort()).toEqual([...ids].sort());
+      for (const tool of catalog) expect(tool).toMatchObject({ summary: expect.any(String), config_schema: { type: 'object' } });
+      const found = (await t.api('GET', '/tools/search?q=email%20waterfall')).body.map((x: any) => x.tool_id);
+      expect(found).toEqual(expect.arrayContaining(['hunter_email_finder', 'zerobounce_email_verifier']));
+      const client = await t.client();
+      expect((await data(client, 'list_tools')).map((x: any) => x.tool_id)).toEqual(expect.arrayContaining(ids));
+      const createColumn = (await client.listTools()).tools.find((x) => x.name === 'create_column');
+      for (const id of ids) expect(JSON.stringify(createColumn?.inputSchema)).toContain(id);
+    } finally {
+      await t.stop();
+    }
+  },
+  SERVICE_START_MS,
+);
 
 describe('the verifier shipped as an npm package and named in PLUGINS', () => {
   let dir: string;
