@@ -187,11 +187,14 @@ export class SqlCreditRepo implements CreditRepo {
     items: DebitItem[],
     run?: RunCharge,
   ): Promise<{ paid: Set<string>; stoppedBy: SpendStop | null }> {
-    const paid = new Set<string>();
-    if (items.length === 0) return { paid, stoppedBy: null };
+    if (items.length === 0) return { paid: new Set(), stoppedBy: null };
     if (each <= 0) return { paid: new Set(items.map((i) => i.idemKey)), stoppedBy: null };
+    let paid = new Set<string>();
     let stoppedBy: SpendStop | null = null;
     await this.db.transaction().execute(async (trx) => {
+      // Each run of the transaction (a lost conflict runs it again) starts from nothing paid.
+      paid = new Set<string>();
+      stoppedBy = null;
       // The balance row first: every debit of the workspace takes it, so the run and the key's month
       // are read and written by one transaction at a time.
       const balance = await this.lockedBalance(trx, workspaceId);

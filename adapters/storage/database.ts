@@ -1,4 +1,4 @@
-import { Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { log, redactUrl } from '../../core/log.ts';
 import type { StorageDialect } from './dialect.ts';
@@ -6,7 +6,8 @@ import { migrationProvider } from './migrations/index.ts';
 import { mysqlDialect } from './mysql/mysql-dialect.ts';
 import { sqliteDialect } from './sqlite/sqlite-dialect.ts';
 import type { Tables } from './tables.ts';
-import { withUnavailableErrors } from './unavailable-driver.ts';
+import { withFailover } from './failover-driver.ts';
+import { RetryingKysely } from './retrying-kysely.ts';
 
 /** The databases `DATABASE_URL` may name; each one is a folder beside this file. */
 const DIALECTS: readonly StorageDialect[] = [mysqlDialect, sqliteDialect];
@@ -18,14 +19,17 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** Opens `DATABASE_URL`: `mysql://user:pass@host:port/db`, `sqlite:<path>` or `sqlite::memory:`. */
+/**
+ * Opens `DATABASE_URL`: `mysql://user:pass@host:port/db` (several `host:port` separated by commas for
+ * the nodes of a Galera cluster), `sqlite:<path>` or `sqlite::memory:`.
+ */
 export function openDatabase(url: string, options: { poolSize?: number } = {}): Database {
   const dialect = DIALECTS.find((d) => d.schemes.some((s) => url.startsWith(s)));
   if (!dialect) {
     const schemes = DIALECTS.flatMap((d) => d.schemes);
     throw new Error(`DATABASE_URL must start with ${schemes.slice(0, -1).join(', ')} or ${schemes.at(-1)}, got "${redactUrl(url)}"`);
   }
-  const db = new Kysely<Tables>({ dialect: withUnavailableErrors(dialect.connect(url, options), dialect.errors.isUnavailable) });
+  const db = new RetryingKysely<Tables>({ dialect: withFailover(dialect.connect(url, options), dialect.errors) }, dialect.errors);
   return { db, dialect, close: () => db.destroy() };
 }
 

@@ -34,8 +34,15 @@ export interface DialectErrors {
   isDuplicateKey(e: unknown): boolean;
   /** The database, or the connection to it, is away (a retry may succeed), as opposed to a refused statement. */
   isUnavailable(e: unknown): boolean;
-  /** The transaction lost a lock conflict with another (a deadlock): it was rolled back, and running it again is right. */
+  /**
+   * The transaction lost a conflict with another (a deadlock; on a cluster, another node committed a
+   * conflicting write first): it was rolled back, and running it again is right.
+   */
   isDeadlock(e: unknown): boolean;
+  /** The statement never ran (the server refused it unrun, or it was never sent): sending it again is safe, elsewhere if need be. */
+  notRun(e: unknown): boolean;
+  /** The connection broke under the statement: the server may or may not have run it (safe to send again only if it only read). */
+  isConnectionLost(e: unknown): boolean;
 }
 
 /** Sizes past which the database refuses a statement or plans it badly. */

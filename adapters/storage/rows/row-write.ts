@@ -10,9 +10,6 @@ import type { RowChanges } from './row-changes.ts';
 import type { RowCounters } from './row-counters.ts';
 import type { SharedTotals, Watched } from './shared-totals.ts';
 
-/** Runs of one write when the database picks it as a deadlock's victim. */
-const DEADLOCK_ATTEMPTS = 4;
-
 /** What the body of a row write works with. */
 export interface RowWrite {
   /** The write's transaction. */
@@ -50,18 +47,12 @@ export class RowWrites {
 
   /** `jobs`: the jobs the write starts, stored in the outbox by the same transaction (from its result). */
   async run<T>(projectPk: number, effect: WriteEffect, body: (w: RowWrite) => Promise<WriteOutcome<T>>, jobs?: JobsOf<T>): Promise<T> {
-    // Writers of several processes lock the same keys and totals in different orders now and then;
-    // the database then rolls one back whole, and running it again is all there is to do.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const outcome = await this.transaction(projectPk, effect, body, jobs);
-        if (outcome.changed) this.changes.pruneNow();
-        return outcome.result;
-      } catch (e) {
-        if (attempt >= DEADLOCK_ATTEMPTS || !this.database.dialect.errors.isDeadlock(e)) throw e;
-        await Bun.sleep(Math.random() * 10 * attempt);
-      }
-    }
+    // Writers of several processes (or nodes) lock the same keys and totals in different orders now
+    // and then; the database then rolls one back whole, and the storage's transactions run it again
+    // (retrying-kysely.ts): the body keeps nothing between runs.
+    const outcome = await this.transaction(projectPk, effect, body, jobs);
+    if (outcome.changed) this.changes.pruneNow();
+    return outcome.result;
   }
 
   private transaction<T>(projectPk: number, effect: WriteEffect, body: (w: RowWrite) => Promise<WriteOutcome<T>>, jobs?: JobsOf<T>) {
