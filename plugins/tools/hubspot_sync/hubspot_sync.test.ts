@@ -120,6 +120,16 @@ test('rows sharing a domain in one run make one company, even while HubSpot sear
   expect(hs.records.companies?.size).toBe(1);
 });
 
+test('a company whose domain was entered with www. is found by search and updated, its domain kept', async () => {
+  const hs = fake();
+  const config = { object: 'companies' as const, key: '{{D}}', fields: { industry: '{{I}}' } };
+  const [made] = await runTool(hubspotSync, [{ D: 'umbrella.test', I: 'Pharma' }], config, live(hs));
+  for (const r of hs.records.companies?.values() ?? []) r.properties.domain = 'www.umbrella.test';
+  const [again] = await runTool(hubspotSync, [{ D: 'umbrella.test', I: 'Biotech' }], config, live(hs));
+  expect(again).toEqual({ status: 'ok', value: { ...(made as { value: object }).value, action: 'updated' } });
+  expect(properties(hs, 'companies')).toEqual([{ domain: 'www.umbrella.test', industry: 'Biotech' }]);
+});
+
 test('two companies with the domain in HubSpot: that row says to merge them; other rows go on', async () => {
   const hs = fake();
   await runTool(hubspotSync, [{ D: 'a.test' }, { D: 'b.test' }], { object: 'companies', key: '{{D}}' }, live(hs));

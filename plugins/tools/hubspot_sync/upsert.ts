@@ -70,7 +70,8 @@ interface SearchAnswer {
  * Companies by domain. HubSpot's domain is no unique property (batch upsert refuses it), so:
  * search by domain (with and without www.), update the one company found, or create one. Two
  * companies with the domain are the CRM's duplicates to merge: that row's error says so, rather
- * than writing to one of them at random.
+ * than writing to one of them at random. The domain is written when the company is created; an
+ * update leaves the domain it was found by as it is (www. or not).
  */
 async function upsertCompanyByDomain(hs: HubSpot, domain: string, properties: Record<string, string>): Promise<Upserted> {
   const found = (await hs.send('POST', '/crm/v3/objects/companies/search', {
@@ -98,14 +99,14 @@ async function upsertCompanyByDomain(hs: HubSpot, domain: string, properties: Re
       created.delete(memo);
     }
   }
-  const made = (await hs.send('POST', '/crm/v3/objects/companies', { properties })) as { id: string };
+  const made = (await hs.send('POST', '/crm/v3/objects/companies', { properties: { ...properties, domain } })) as { id: string };
   remember(memo, made.id);
   return { id: made.id, created: true };
 }
 
 /**
  * Creates or updates the record of this key: contacts by email; companies by `idProperty` when
- * the config names one, else by domain. The key is written to its property too.
+ * the config names one, else by domain. The key is written to its property too (by domain: on create).
  */
 export async function syncRecord(
   hs: HubSpot,
@@ -117,7 +118,7 @@ export async function syncRecord(
   let done: Upserted;
   if (object === 'contacts') done = await upsertByProperty(hs, object, 'email', key, mapped);
   else if (idProperty) done = await upsertByProperty(hs, object, idProperty, key, { ...mapped, domain: key });
-  else done = await upsertCompanyByDomain(hs, key, { ...mapped, domain: key });
+  else done = await upsertCompanyByDomain(hs, key, mapped);
   const account = await hs.account();
   return {
     id: done.id,

@@ -59,12 +59,13 @@ export function websiteForms(domain: string): string[] {
 /**
  * Without an external ID field: a SOQL query on the match field (Website for accounts, Email for
  * contacts and leads; converted leads left out, Salesforce refuses to update them), then an update
- * of the record found or a create.
+ * of the record found or a create. The key is written to the match field on create; an update
+ * leaves the value it was found by as it is (`https://www.acme.com/` stays).
  */
 async function upsertByQuery(
   sf: Salesforce,
   object: SObject,
-  match: { field: string; values: string[] },
+  match: { field: string; values: string[]; key: string },
   values: Record<string, CrmScalar>,
 ): Promise<Upserted> {
   const where = `${match.field} IN (${match.values.map(soql).join(', ')})${object === 'Lead' ? ' AND IsConverted = false' : ''}`;
@@ -76,7 +77,7 @@ async function upsertByQuery(
     await sf.send('PATCH', `/sobjects/${object}/${ids[0]}`, values);
     return { id: ids[0], created: false };
   }
-  const { data: made } = await sf.send('POST', `/sobjects/${object}`, values);
+  const { data: made } = await sf.send('POST', `/sobjects/${object}`, { ...values, [match.field]: match.key });
   return { id: (made as { id: string }).id, created: true };
 }
 
@@ -96,8 +97,8 @@ export async function syncRecord(
     : await upsertByQuery(
         sf,
         object,
-        { field: MATCH_FIELD[object], values: object === 'Account' ? websiteForms(key) : [key] },
-        { ...mapped, [MATCH_FIELD[object]]: key },
+        { field: MATCH_FIELD[object], values: object === 'Account' ? websiteForms(key) : [key], key },
+        mapped,
       );
   return {
     id: done.id,
