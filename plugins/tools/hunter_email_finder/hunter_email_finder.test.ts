@@ -105,7 +105,7 @@ describe('against a server speaking Hunter’s email-finder API', () => {
     }
   });
 
-  test('a 429 carries Hunter’s Retry-After to the host and is retryable; the next try succeeds', async () => {
+  test('a 429 is thrown as retryable with Hunter’s Retry-After; the next try succeeds', async () => {
     hunter.failNext({
       status: 429,
       headers: { 'Retry-After': '7' },
@@ -113,7 +113,7 @@ describe('against a server speaking Hunter’s email-finder API', () => {
     });
     const item = { rowId: '1', config: { first_name: 'Ada', last_name: 'Lovelace', domain: 'acme.test' }, row: {} };
     const enrichOne = finder.enrichOne as NonNullable<typeof finder.enrichOne>;
-    // Thrown, not answered: a rate limit concerns every row, and the host retries the job no sooner than Retry-After.
+    // Thrown, not answered: a rate limit concerns every row, so the rows not yet started stop and the job is retried.
     await expect(enrichOne(item, testToolContext(finder, live()))).rejects.toMatchObject({
       status: 429,
       retryable: true,

@@ -115,7 +115,7 @@ describe('against a server speaking PDL’s person enrichment API', () => {
     });
   });
 
-  test('a 429 carries PDL’s Retry-After to the host and is retryable; the next try succeeds', async () => {
+  test('a 429 is thrown as retryable with PDL’s Retry-After; the next try succeeds', async () => {
     pdl.failNext({
       status: 429,
       headers: { 'Retry-After': '3' },

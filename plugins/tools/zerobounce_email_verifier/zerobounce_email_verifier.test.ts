@@ -101,7 +101,7 @@ describe('against a server speaking ZeroBounce’s validate API', () => {
     expect(o).toEqual({ status: 'error', error: 'ZeroBounce: Unauthorized (HTTP 401)', retryable: false });
   });
 
-  test('a 429 carries ZeroBounce’s Retry-After to the host and is retryable; the next try succeeds', async () => {
+  test('a 429 is thrown as retryable with ZeroBounce’s Retry-After; the next try succeeds', async () => {
     zb.failNext({ status: 429, headers: { 'Retry-After': '60' }, body: { error: 'Too many requests' } });
     const item = { rowId: '1', config: { email: 'ada@acme.test' }, row: {} };
     const enrichOne = verifier.enrichOne as NonNullable<typeof verifier.enrichOne>;
