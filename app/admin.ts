@@ -9,8 +9,8 @@ import { CsvText, type JobsAccess, runAdmin } from '../doors/cli/admin.ts';
 
 /** The shared Redis queue and its stats board, for the jobs:* commands. */
 async function openJobs(config: Config): Promise<JobsAccess> {
-  const queue = await openQueue(config.redisUrl as string, config.queue);
-  const board = openStatsBoard(config.redisUrl as string, config.queue.prefix ?? 'wfs');
+  const queue = await openQueue(config.redis, config.queue);
+  const board = openStatsBoard(config.redis, config.queue.prefix ?? 'wfs');
   return {
     queue,
     board,

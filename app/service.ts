@@ -71,17 +71,17 @@ export async function createKernel(
   const plugins = await loadPlugins(config.pluginsDir, config.pluginPackages);
   const storage = await openStorage(config.databaseUrl);
   const prefix = config.queue.prefix ?? 'wfs';
-  const events = parts.events ?? openProjectEvents(config.redisUrl, prefix);
+  const events = parts.events ?? openProjectEvents(config.redis, prefix);
   let queue: JobQueue;
   try {
     const given = parts.queue;
-    queue = typeof given === 'function' ? await given() : (given ?? (await openQueue(config.redisUrl, config.queue)));
+    queue = typeof given === 'function' ? await given() : (given ?? (await openQueue(config.redis, config.queue)));
   } catch (e) {
     await storage.close();
     throw e;
   }
-  const rateLimiter = openRateLimiter(config.redisUrl, prefix);
-  const statsBoard = openStatsBoard(config.redisUrl, prefix);
+  const rateLimiter = openRateLimiter(config.redis, prefix);
+  const statsBoard = openStatsBoard(config.redis, prefix);
   const expressions = openExpressionPool(config);
   return {
     config,
@@ -180,7 +180,7 @@ export function startWorkers(kernel: Kernel): () => void {
 export async function startService(config: Config, options: { rest?: boolean; mcp?: boolean } = {}): Promise<RunningService> {
   // Without Redis the jobs run in this process: on a job thread of their own (app/job-thread.ts)
   // when the database can be opened twice, so that they never hold the thread that answers requests.
-  const jobThread = config.jobThread && !config.redisUrl && config.workers > 0 && sharedByConnections(config.databaseUrl);
+  const jobThread = config.jobThread && !config.redis && config.workers > 0 && sharedByConnections(config.databaseUrl);
   // The database is migrated before the job thread opens it.
   const linked = jobThread ? new LinkedProjectEvents() : undefined;
   const kernel = linked

@@ -5,13 +5,15 @@ import { runProcess } from './process-signals.ts';
 import { closeKernel, createKernel, startWorkers } from './service.ts';
 
 /**
- * `bun run worker`: a worker process alone (no port). With REDIS_URL it shares the job stream with
+ * `bun run worker`: a worker process alone (no port). With Redis (REDIS_URL or REDIS_SENTINELS) it shares the job stream with
  * every other worker and API process; SIGTERM stops taking jobs and lets running ones finish.
  */
 runProcess('worker', async () => {
   const config = loadConfig();
-  if (!config.redisUrl) {
-    log.warn('no REDIS_URL: this worker has its own in-process queue and will only see jobs it enqueues; set REDIS_URL to share work');
+  if (!config.redis) {
+    log.warn(
+      'no REDIS_URL or REDIS_SENTINELS: this worker has its own in-process queue and will only see jobs it enqueues; configure Redis to share work',
+    );
   }
   const kernel = await createKernel(config);
   const stopPublishing = startWorkers(kernel);

@@ -1,5 +1,6 @@
 import type { QueueOptions } from './ports/queue.ts';
 import { type PlanRules, parsePlans } from './plans.ts';
+import { type RedisTarget, redisTarget } from './redis-target.ts';
 
 /**
  * Runtime configuration, read from the environment once at start (names are the contract of
@@ -13,7 +14,8 @@ export interface Config {
   mcpPort: number;
   basePath: string;
   databaseUrl: string;
-  redisUrl: string | undefined;
+  /** REDIS_URL, or REDIS_SENTINELS + REDIS_SENTINEL_NAME (core/redis-target.ts); undefined: jobs run in this process. */
+  redis: RedisTarget | undefined;
   workers: number;
   /**
    * JOB_THREAD (default 1): without Redis, jobs run on a thread of their own with its own database
@@ -177,6 +179,7 @@ function seconds(env: Env, name: string, fallback: string): number[] {
 }
 
 export function loadConfig(env: Env = process.env): Config {
+  const redis = redisTarget(env);
   return {
     host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 3000),
@@ -185,10 +188,10 @@ export function loadConfig(env: Env = process.env): Config {
     mcpPort: int(env, 'MCP_PORT', env.PORT === '0' ? 0 : 3001),
     basePath: basePath(env.BASE_PATH),
     databaseUrl: env.DATABASE_URL || 'sqlite:./data/workflow.sqlite',
-    redisUrl: env.REDIS_URL || undefined,
+    redis,
     // A process opening one door runs no jobs when Redis carries them to the workers (docs/operations.md);
     // without Redis its in-process queue has no other consumer, so it runs its own.
-    workers: int(env, 'WORKERS', (env.SERVE ?? 'all') === 'all' || !env.REDIS_URL ? 1 : 0),
+    workers: int(env, 'WORKERS', (env.SERVE ?? 'all') === 'all' || !redis ? 1 : 0),
     jobThread: oneOf(env, 'JOB_THREAD', ['0', '1'] as const, '1') === '1',
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 4, 1),
     queue: queueOptions(env),

@@ -170,7 +170,7 @@ describe.each(DIALECTS)('accounts and console sessions on %s', (dialect) => {
       dialect === 'mysql'
         ? await startTestService(dialect, {
             DATABASE_URL: config.databaseUrl,
-            REDIS_URL: config.redisUrl as string,
+            REDIS_URL: config.redis as string,
             JOB_QUEUE_PREFIX: config.queue.prefix as string,
             WORKERS: '0',
           })

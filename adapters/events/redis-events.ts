@@ -51,6 +51,10 @@ export class RedisProjectEvents implements ProjectEventBus {
     private readonly reader: Redis,
     private readonly prefix = 'wfs',
   ) {
+    // A reconnection (Redis restarted, Sentinel failed over) gives the reader another client id.
+    reader.on('close', () => {
+      this.readerId = undefined;
+    });
     this.loop = this.run();
   }
 

@@ -1,5 +1,7 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { QueueStats } from '../../core/ports/queue.ts';
+import type { RedisTarget } from '../../core/redis-target.ts';
+import { openRedis } from '../redis/redis-client.ts';
 import type { WorkerStatsBoard } from '../../core/metrics/worker-stats.ts';
 
 /** The embedded default: one process, whose counters are whatever it published last. */
@@ -22,11 +24,11 @@ export class RedisStatsBoard implements WorkerStatsBoard {
   private readonly redis: Redis;
 
   constructor(
-    url: string,
+    target: RedisTarget,
     private readonly prefix: string,
     private readonly ttlMs = 30_000,
   ) {
-    this.redis = new Redis(url, { protocol: 2, maxRetriesPerRequest: 2 });
+    this.redis = openRedis(target, { maxRetriesPerRequest: 2 });
     this.redis.on('error', () => undefined); // the queue's connection reports outages
   }
 
@@ -52,6 +54,6 @@ export class RedisStatsBoard implements WorkerStatsBoard {
   }
 }
 
-export function openStatsBoard(redisUrl: string | undefined, prefix: string): WorkerStatsBoard {
-  return redisUrl ? new RedisStatsBoard(redisUrl, prefix) : new LocalStatsBoard();
+export function openStatsBoard(redis: RedisTarget | undefined, prefix: string): WorkerStatsBoard {
+  return redis ? new RedisStatsBoard(redis, prefix) : new LocalStatsBoard();
 }

@@ -1,5 +1,7 @@
-import { Redis, type RedisOptions } from 'ioredis';
-import { log, redactUrl } from '../../core/log.ts';
+import type { Redis, RedisOptions } from 'ioredis';
+import { log } from '../../core/log.ts';
+import type { RedisTarget } from '../../core/redis-target.ts';
+import { describeRedis, openRedis } from '../redis/redis-client.ts';
 
 export function isReplyError(e: unknown): boolean {
   return e instanceof Error && e.name === 'ReplyError';
@@ -8,9 +10,6 @@ export function isReplyError(e: unknown): boolean {
 export const isNoGroup = (e: unknown): boolean => String((e as Error)?.message).includes('NOGROUP');
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** redactUrl, also for `redis://:password@host` (no user name), the usual Redis form. */
-export const safeUrl = (url: string): string => redactUrl(url).replace(/\/\/:[^@]*@/, '//:***@');
 
 /** Reconnect quickly (a 10 s outage should cost seconds, not minutes), with a little jitter. */
 export const retryStrategy = (times: number): number => Math.min(times * 100, 2000) + Math.floor(Math.random() * 100);
@@ -24,20 +23,20 @@ export class RedisLinks {
   private readonly conns: Redis[] = [];
 
   constructor(
-    private readonly url: string,
+    private readonly target: RedisTarget,
     private readonly workerId: string,
     private readonly closing: () => boolean,
   ) {}
 
   connect(extra: Partial<RedisOptions>): Redis {
-    const conn = new Redis(this.url, { protocol: 2, retryStrategy, ...extra });
+    const conn = openRedis(this.target, { retryStrategy, ...extra });
     this.conns.push(conn);
     // ioredis reconnects by itself; without an 'error' listener it would print every failed attempt.
     conn.on('error', (e: Error) => this.trouble(e));
     conn.on('ready', () => {
       if (!this.down || this.conns.some((c) => c.status !== 'ready')) return;
       this.down = false;
-      log.info('redis connection restored', { worker: this.workerId, redis: safeUrl(this.url) });
+      log.info('redis connection restored', { worker: this.workerId, redis: describeRedis(this.target) });
     });
     return conn;
   }
@@ -51,7 +50,7 @@ export class RedisLinks {
     this.down = true;
     log.warn('redis unavailable; jobs wait until it is back', {
       worker: this.workerId,
-      redis: safeUrl(this.url),
+      redis: describeRedis(this.target),
       error: (e as Error)?.message,
     });
   }

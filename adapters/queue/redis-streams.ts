@@ -16,10 +16,14 @@ import { type AttemptOutcome, type RetryPolicy, retryPolicy, runAttempt } from '
 import { log } from '../../core/log.ts';
 import { withTimeout } from '../../core/time-limit.ts';
 import { JobCounters } from '../../core/jobs/job-counters.ts';
-import { RedisLinks, safeUrl, sleep } from './redis-connection.ts';
+import type { RedisTarget } from '../../core/redis-target.ts';
+import { describeRedis } from '../redis/redis-client.ts';
+import { RedisLinks, sleep } from './redis-connection.ts';
+import { ServerIdentity } from './redis-server-id.ts';
 import { listDead, retryDead } from './redis-dead-letters.ts';
 import { type Envelope, field, parseEnvelope, type Running } from './redis-envelope.ts';
-import { addOnce, heartbeat, settleRetry, stats } from './redis-scripts.ts';
+import { addOnce, settleRetry, stats } from './redis-scripts.ts';
+import { renewLeases } from './redis-leases.ts';
 import { DelayedPromoter } from './redis-delayed.ts';
 import { type ReaderHost, StreamReader } from './redis-reader.ts';
 import { ensureGroup, forgetConsumer, GROUP, unblockReader } from './redis-group.ts';
@@ -55,7 +59,7 @@ const ENQUEUE_TIMEOUT_MS = 2_000;
 export class RedisStreamsQueue implements JobQueue {
   readonly durable = true;
   readonly workerId: string;
-  private readonly url: string;
+  private readonly target: RedisTarget;
   private readonly cmd: Redis;
   private reader: StreamReader | undefined;
   private readonly keys: { stream: string; delayed: string; dead: string; sent: string };
@@ -82,13 +86,15 @@ export class RedisStreamsQueue implements JobQueue {
   private abandoned = false;
   private closed: Promise<void> | undefined;
   private readonly links: RedisLinks;
+  /** The server `cmd` is on (its run_id), for the outbox (core/ports/queue.ts, serverId). */
+  private readonly identity: ServerIdentity;
   /** Counts lost connections of `cmd`: a command that spanned one may have run before ioredis re-sent it. */
   private cmdGeneration = 0;
   private readonly counters = new JobCounters();
   private readonly settleHost: SettleHost;
 
-  private constructor(url: string, options: QueueOptions) {
-    this.url = url;
+  private constructor(target: RedisTarget, options: QueueOptions) {
+    this.target = target;
     this.workerId = options.workerId ?? newWorkerId();
     const prefix = options.prefix ?? 'wfs:jobs';
     this.keys = { stream: `${prefix}:stream`, delayed: `${prefix}:delayed`, dead: `${prefix}:dead`, sent: `${prefix}:sent` };
@@ -100,8 +106,9 @@ export class RedisStreamsQueue implements JobQueue {
     this.pollMs = Math.max(10, options.pollIntervalMs ?? 1000);
     this.blockMs = Math.max(10, options.blockMs ?? 2000);
     this.share = options.workspaceShare ?? 0.5;
-    this.links = new RedisLinks(url, this.workerId, () => this.closing);
+    this.links = new RedisLinks(target, this.workerId, () => this.closing);
     this.cmd = this.links.connect({ connectionName: this.workerId });
+    this.identity = new ServerIdentity(this.cmd);
     this.settleHost = {
       cmd: this.cmd,
       workerId: this.workerId,
@@ -119,11 +126,12 @@ export class RedisStreamsQueue implements JobQueue {
   }
 
   /** Connects, creates the consumer group, and fails if Redis does not answer within `connectTimeoutMs`. */
-  static async open(url: string, options: QueueOptions = {}): Promise<RedisStreamsQueue> {
-    const q = new RedisStreamsQueue(url, options);
+  static async open(target: RedisTarget, options: QueueOptions = {}): Promise<RedisStreamsQueue> {
+    const q = new RedisStreamsQueue(target, options);
     const timeoutMs = options.connectTimeoutMs ?? 10_000;
     try {
-      await withTimeout(ensureGroup(q.cmd, q.keys.stream), timeoutMs, `Redis at ${safeUrl(url)} did not answer within ${timeoutMs} ms`);
+      const ready = ensureGroup(q.cmd, q.keys.stream).then(() => q.identity.read());
+      await withTimeout(ready, timeoutMs, `Redis at ${describeRedis(target)} did not answer within ${timeoutMs} ms`);
     } catch (e) {
       q.cmd.disconnect();
       throw e;
@@ -133,6 +141,10 @@ export class RedisStreamsQueue implements JobQueue {
 
   private connectionTrouble(e: unknown): void {
     this.links.trouble(e);
+  }
+
+  serverId(): string | undefined {
+    return this.identity.current;
   }
 
   async enqueue(type: string, payload: unknown, options: EnqueueOptions = {}): Promise<string> {
@@ -172,12 +184,14 @@ export class RedisStreamsQueue implements JobQueue {
     log.info('job consumer started', {
       worker: this.workerId,
       queue: 'redis-streams',
-      redis: safeUrl(this.url),
+      redis: describeRedis(this.target),
       stream: this.keys.stream,
       concurrency: this.concurrency,
       visibility_timeout_ms: this.visibilityMs,
     });
-    this.heartbeatTimer = setInterval(() => void this.renewLeases(), Math.max(20, Math.floor(this.visibilityMs / 3)));
+    const leases = { cmd: this.cmd, stream: this.keys.stream, workerId: this.workerId, running: this.running };
+    const host = { ...leases, fields: (r: Running) => this.fields(r), connectionTrouble: (e: unknown) => this.connectionTrouble(e) };
+    this.heartbeatTimer = setInterval(() => void renewLeases(host), Math.max(20, Math.floor(this.visibilityMs / 3)));
     this.promoter = new DelayedPromoter(this.cmd, this.keys, this.maxLength, this.pollMs, (e) => this.connectionTrouble(e));
     this.promoter.schedule(0);
     this.loopDone = reader.loop();
@@ -303,24 +317,6 @@ export class RedisStreamsQueue implements JobQueue {
     } finally {
       if (this.running.delete(run.entryId)) this.runningOf.remove(run.env.tenant);
       this.wake();
-    }
-  }
-
-  /** Renews the lease of running jobs; a job found owned by another consumer is aborted here. */
-  private async renewLeases(): Promise<void> {
-    const ids = [...this.running.keys()];
-    if (ids.length === 0) return;
-    try {
-      const lost = (await heartbeat.run(this.cmd, [this.keys.stream], [GROUP, this.workerId, ...ids])) as string[];
-      for (const id of lost) {
-        const run = this.running.get(id);
-        if (!run || run.lost || run.settling) continue; // settled meanwhile
-        run.lost = true;
-        run.controller.abort(new Error('job lease lost: another worker took it over'));
-        log.warn('job lease lost (this worker stalled past the visibility timeout)', this.fields(run));
-      }
-    } catch (e) {
-      this.connectionTrouble(e);
     }
   }
 

@@ -128,6 +128,13 @@ export interface JobQueue {
    * repeats itself never runs a job twice. Rejects at once while Redis is away.
    */
   enqueue(type: string, payload: unknown, options?: EnqueueOptions): Promise<string>;
+  /**
+   * A durable queue whose server may lose the writes it acknowledged last (Redis: replication to the
+   * replica a Sentinel failover promotes is asynchronous) answers which server holds it now (Redis: its
+   * run_id; undefined until known). The outbox keeps what it handed over for a while and hands it over
+   * again when this changes (core/jobs/outbox-relay.ts); ids make that repeat harmless.
+   */
+  serverId?(): string | undefined;
   /** Starts consuming with these handlers, at most `concurrency` jobs at once. Call once. */
   consume(handlers: JobHandlers, options: ConsumeOptions): void;
   /**

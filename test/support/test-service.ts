@@ -103,7 +103,7 @@ export function spawnProcessOf(t: TestService, script: string, env: Record<strin
       ...process.env,
       ...env,
       DATABASE_URL: c.databaseUrl,
-      REDIS_URL: c.redisUrl as string,
+      REDIS_URL: c.redis as string,
       JOB_QUEUE_PREFIX: c.queue.prefix as string,
       PROVIDER_MODE: 'sandbox',
       LOG_LEVEL: 'silent',

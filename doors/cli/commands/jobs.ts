@@ -3,8 +3,10 @@ import type { AdminCommand, CommandInput, JobsAccess } from '../command.ts';
 
 /** The job commands work on the shared Redis queue; the in-process queue lives inside the server. */
 async function withJobs<T>(command: string, input: CommandInput, use: (jobs: JobsAccess) => Promise<T>): Promise<T> {
-  if (!input.config.redisUrl || !input.openJobs) {
-    throw new UsageError(`${command} needs REDIS_URL: without it the queue lives inside the server process (see GET /metrics there)`);
+  if (!input.config.redis || !input.openJobs) {
+    throw new UsageError(
+      `${command} needs REDIS_URL or REDIS_SENTINELS: without Redis the queue lives inside the server process (see GET /metrics there)`,
+    );
   }
   const jobs = await input.openJobs(input.config);
   try {
@@ -15,7 +17,7 @@ async function withJobs<T>(command: string, input: CommandInput, use: (jobs: Job
 }
 
 export const jobsStats: AdminCommand = {
-  usage: 'jobs:stats                      (needs REDIS_URL)',
+  usage: 'jobs:stats                      (needs Redis)',
   run: (input) =>
     withJobs('jobs:stats', input, async ({ queue, board }) => {
       const { waiting, delayed, pending, dead } = await queue.stats();
