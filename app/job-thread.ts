@@ -8,7 +8,7 @@
 import { InProcessQueue } from '../adapters/queue/in-process.ts';
 import { LinkedProjectEvents } from '../adapters/events/thread-events.ts';
 import type { FromJobThread, ToJobThread } from '../adapters/queue/thread-protocol.ts';
-import { startOutboxRelay } from '../core/jobs/job-outbox.ts';
+import { startOutboxRelay } from '../core/jobs/outbox-relay.ts';
 import { resumeUnfinishedWork } from '../core/handlers/resume-unfinished.ts';
 import type { EnqueueOptions } from '../core/ports/queue.ts';
 import type { Kernel } from '../core/kernel.ts';

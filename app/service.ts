@@ -13,7 +13,7 @@ import { openExpressionPool } from '../core/expressions/expression-pool.ts';
 import { restApp } from '../doors/http/rest-app.ts';
 import { raiseNativeHeaderLimit } from '../doors/http/request-checks.ts';
 import { IDLE_TIMEOUT_S, stopGracefully } from '../doors/http/stop-gracefully.ts';
-import { startOutboxRelay } from '../core/jobs/job-outbox.ts';
+import { startOutboxRelay } from '../core/jobs/outbox-relay.ts';
 import { whileProjectLives } from '../core/jobs/while-project-lives.ts';
 import { runBuilderJob } from '../core/handlers/run-builder.ts';
 import { runEnrichmentJob } from '../core/handlers/run-enrichment.ts';

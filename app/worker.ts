@@ -1,5 +1,5 @@
 import { loadConfig } from '../core/config.ts';
-import { startOutboxRelay } from '../core/jobs/job-outbox.ts';
+import { startOutboxRelay } from '../core/jobs/outbox-relay.ts';
 import { log } from '../core/log.ts';
 import { runProcess } from './process-signals.ts';
 import { closeKernel, createKernel, startWorkers } from './service.ts';

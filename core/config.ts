@@ -16,6 +16,11 @@ export interface Config {
   databaseUrl: string;
   /** REDIS_URL, or REDIS_SENTINELS + REDIS_SENTINEL_NAME (core/redis-target.ts); undefined: jobs run in this process. */
   redis: RedisTarget | undefined;
+  /**
+   * JOB_OUTBOX_KEEP_S (default 600): how long an outbox job stays recorded after the queue took it, to
+   * be handed over again if the queue's server changes meanwhile (a Sentinel failover may lose it).
+   */
+  outboxKeepMs: number;
   workers: number;
   /**
    * JOB_THREAD (default 1): without Redis, jobs run on a thread of their own with its own database
@@ -189,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     basePath: basePath(env.BASE_PATH),
     databaseUrl: env.DATABASE_URL || 'sqlite:./data/workflow.sqlite',
     redis,
+    outboxKeepMs: int(env, 'JOB_OUTBOX_KEEP_S', 600, 1) * 1000,
     // A process opening one door runs no jobs when Redis carries them to the workers (docs/operations.md);
     // without Redis its in-process queue has no other consumer, so it runs its own.
     workers: int(env, 'WORKERS', (env.SERVE ?? 'all') === 'all' || !redis ? 1 : 0),

@@ -347,6 +347,9 @@ export interface JobOutboxTable {
   created_at: number;
   /** The workspace the job works for (migration 022); null for jobs stored before it. */
   tenant: string | null;
+  /** When the queue took it, and which queue server (migration 026); null while it waits in the outbox. */
+  handed_at: number | null;
+  handed_to: string | null;
 }
 
 /** One record per row write, for other processes' listing anchors (migration 014, rows/row-changes.ts). */

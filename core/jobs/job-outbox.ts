@@ -8,7 +8,7 @@ import type { JobsOf, OutboxJob } from '../ports/storage.ts';
  * transaction (`JobsOf`), then hands them to the queue at once. With Redis away the write still
  * commits and answers; its jobs wait in the outbox until a relay (every process runs one) hands
  * them over. Each job keeps its outbox id on the queue, which refuses an id twice, so a hand-over
- * repeated after a lost delete or by two processes at once never runs a job twice.
+ * repeated after a lost delete, by two processes at once or after a failover never runs a job twice.
  */
 
 /** A job as a service asks for it; the outbox names it. */
@@ -21,9 +21,6 @@ export interface JobRequest {
 
 /** Outbox jobs handed to the queue in one go (Redis pipelines them on one connection). */
 const HAND_OVER_SLICE = 100;
-/** The relay leaves fresher jobs to the write that stored them (it hands them over right after its commit). */
-const RELAY_MIN_AGE_MS = 2_000;
-const RELAY_BATCH = 500;
 
 let queueAway = false;
 
@@ -52,6 +49,8 @@ export async function writeStartingJobs<R>(
  * the queue did not take stays in the outbox for the relay.
  */
 export async function handOver(kernel: Kernel, jobs: OutboxJob[]): Promise<number> {
+  // Unknown yet (''), the jobs are kept all the same: the relay hands them over again once it is known.
+  const serverId = kernel.queue.serverId ? (kernel.queue.serverId() ?? '') : null;
   const taken: string[] = [];
   for (let i = 0; i < jobs.length; i += HAND_OVER_SLICE) {
     const slice = jobs.slice(i, i + HAND_OVER_SLICE);
@@ -71,37 +70,18 @@ export async function handOver(kernel: Kernel, jobs: OutboxJob[]): Promise<numbe
   }
   if (taken.length) {
     if (queueAway && taken.length === jobs.length) queueAway = false;
-    // A delete that fails leaves the jobs to the relay, and the queue refuses them the second time.
-    await kernel.storage.outbox.remove(taken).catch((e: Error) => log.debug('outbox delete failed', { error: e.message }));
+    // A write that fails leaves the jobs to the relay, and the queue refuses them the second time.
+    await forget(kernel, taken, serverId).catch((e: Error) => log.debug('outbox write failed', { error: e.message }));
   }
   return taken.length;
 }
 
 /**
- * Every process relays the outbox (a job must not wait for the process that stored it): each tick
- * hands over what is older than RELAY_MIN_AGE_MS. Answers a stop function.
+ * Jobs the queue took leave the outbox, unless its server may lose them (core/ports/queue.ts,
+ * serverId): then they stay marked with that server, for the relay to hand over again after a
+ * failover (core/jobs/outbox-relay.ts). The server is read before the hand-over: a job marked
+ * with the new server was taken by it.
  */
-export function startOutboxRelay(kernel: Kernel, intervalMs = 1_000): () => void {
-  let busy = false;
-  const tick = async () => {
-    if (busy) return;
-    busy = true;
-    try {
-      let relayed = 0;
-      for (;;) {
-        const due = await kernel.storage.outbox.due(RELAY_MIN_AGE_MS, RELAY_BATCH);
-        const n = due.length ? await handOver(kernel, due) : 0;
-        relayed += n;
-        if (n < RELAY_BATCH) break;
-      }
-      if (relayed) log.info('relayed jobs from the outbox', { jobs: relayed });
-    } catch (e) {
-      log.debug('outbox relay skipped', { error: (e as Error).message }); // the database is away: next tick
-    } finally {
-      busy = false;
-    }
-  };
-  const timer = setInterval(() => void tick(), intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+function forget(kernel: Kernel, ids: string[], serverId: string | null): Promise<void> {
+  return serverId === null ? kernel.storage.outbox.remove(ids) : kernel.storage.outbox.markHanded(ids, serverId);
 }

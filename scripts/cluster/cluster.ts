@@ -5,6 +5,7 @@ import type { Subprocess } from 'bun';
 import { freePort } from '../../test/support/free-port.ts';
 import { createDatabase, type MariaDbServer, startMariaDb } from '../../test/support/mariadb.ts';
 import { type RedisServer, startRedis } from '../../test/support/redis.ts';
+import { type SentinelSet, startSentinelSet } from '../../test/support/sentinel.ts';
 import { answers, Members, type Role, waitUntil } from './members.ts';
 import { nginxConfig } from './nginx-config.ts';
 
@@ -21,6 +22,8 @@ export interface ClusterOptions {
   workers?: number;
   /** Extra environment of every process (e.g. PLUGINS_DIR). */
   env?: Record<string, string>;
+  /** Redis as a primary, a replica and three sentinels (test/support/sentinel.ts) instead of one server. */
+  sentinel?: boolean;
 }
 
 export interface Cluster {
@@ -35,6 +38,8 @@ export interface Cluster {
   apiKey: string;
   /** Where each process writes its log (`<role>-<index>.log`) and nginx its error log. */
   logDir: string;
+  /** The Redis Sentinel set, with `sentinel: true` (to kill its primary). */
+  sentinel?: SentinelSet;
   /** SIGTERM to one process, wait for its exit (a graceful one answers what it holds), start it again on the same port. */
   restart(role: Role, index: number): Promise<{ exitCode: number | null; downMs: number }>;
   stop(): Promise<void>;
@@ -43,12 +48,12 @@ export interface Cluster {
 const API_KEY = 'wfs_cluster_reference_key_0123456789abcdef';
 
 /** The environment every process of the cluster shares. */
-function sharedEnv(dir: string, origin: string, databaseUrl: string, redisUrl: string, extra: Record<string, string> = {}) {
+function sharedEnv(dir: string, origin: string, databaseUrl: string, redisEnv: Record<string, string>, extra: Record<string, string> = {}) {
   return {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? dir,
     DATABASE_URL: databaseUrl,
-    REDIS_URL: redisUrl,
+    ...redisEnv,
     PROVIDER_MODE: 'sandbox',
     LOG_LEVEL: 'warn',
     // Behind nginx: sign-in limits count per client (X-Forwarded-For), not per proxy.
@@ -92,6 +97,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   mkdirSync(logDir);
   let db: MariaDbServer | undefined;
   let redis: RedisServer | undefined;
+  let sentinel: SentinelSet | undefined;
   let nginx: Subprocess | undefined;
   let members: Members | undefined;
 
@@ -101,16 +107,19 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     if (nginx) await Promise.race([nginx.exited, Bun.sleep(5_000)]);
     nginx?.kill('SIGKILL');
     await redis?.stop();
+    await sentinel?.stop();
     await db?.stop();
     rmSync(dir, { recursive: true, force: true });
   };
 
   try {
     db = await startMariaDb({ bufferPoolMb: 256 });
-    redis = await startRedis({ ownServer: true, persistent: true });
+    if (options.sentinel) sentinel = await startSentinelSet();
+    else redis = await startRedis({ ownServer: true, persistent: true });
+    const redisEnv = sentinel ? sentinel.env : { REDIS_URL: (redis as RedisServer).url };
     const nginxPort = await freePort();
     const origin = `http://127.0.0.1:${nginxPort}`;
-    const env = sharedEnv(dir, origin, await createDatabase(db.url, 'wfs'), redis.url, options.env);
+    const env = sharedEnv(dir, origin, await createDatabase(db.url, 'wfs'), redisEnv, options.env);
     // One process creates the workspace of the bootstrap key: several at once would race for it.
     const started = new Members(env, logDir, { BOOTSTRAP_API_KEY: API_KEY });
     members = started;
@@ -123,6 +132,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       databaseUrl: env.DATABASE_URL,
       apiKey: API_KEY,
       logDir,
+      ...(sentinel ? { sentinel } : {}),
       restart: (role, index) => started.restart(role, index),
       stop,
     };

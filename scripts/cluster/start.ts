@@ -1,22 +1,25 @@
-import { startCluster } from './cluster.ts';
+import { type Cluster, startCluster } from './cluster.ts';
 
 /**
  * `bun run cluster`: the reference cluster on loopback (nginx, 2 API, 2 MCP, 3 workers, one MariaDB
  * and Redis), until Ctrl-C. CLUSTER_APIS, CLUSTER_MCPS and CLUSTER_WORKERS change the counts.
+ * `--sentinel`: Redis as a primary, a replica and three sentinels (docs/operations.md, "Redis Sentinel").
  */
 const count = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-console.log('starting MariaDB, Redis, the processes and nginx…');
+const sentinel = process.argv.includes('--sentinel');
+console.log(`starting MariaDB, ${sentinel ? 'Redis with Sentinel' : 'Redis'}, the processes and nginx…`);
 const cluster = await startCluster({
   apis: count('CLUSTER_APIS', 2),
   mcps: count('CLUSTER_MCPS', 2),
   workers: count('CLUSTER_WORKERS', 3),
+  sentinel,
 });
 console.log(`
 REST   ${cluster.restUrl}   (docs: ${cluster.restUrl}/docs)
 MCP    ${cluster.mcpUrl}
 health ${cluster.origin}/health  ready ${cluster.origin}/ready  metrics ${cluster.origin}/metrics
 key    service-api-key: ${cluster.apiKey}
-logs   ${cluster.logDir}
+logs   ${cluster.logDir}${sentinelLines(cluster)}
 Ctrl-C stops everything and removes its data.`);
 let stopping = false;
 const stop = async () => {
@@ -28,3 +31,14 @@ const stop = async () => {
 };
 process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
+
+/** Where the Sentinel set is, to watch or fail it over by hand (redis-cli -p <port> SENTINEL …). */
+function sentinelLines(cluster: Cluster): string {
+  const s = cluster.sentinel;
+  if (!s) return '';
+  return `
+redis  ${Object.entries(s.env)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ')}
+       data nodes on ports ${s.nodes.map((n) => n.port).join(', ')}`;
+}

@@ -24,6 +24,7 @@ import { invitations } from './024-invitations.ts';
 import { workTasks } from './025-work-tasks.ts';
 import { jobTenants } from './022-job-tenants.ts';
 import { uploads } from './021-uploads.ts';
+import { outboxHanded } from './026-outbox-handed.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(types: SchemaTypes): MigrationProvider {
@@ -54,6 +55,7 @@ export function migrationProvider(types: SchemaTypes): MigrationProvider {
         '023-credential-makers': credentialMakers(),
         '024-invitations': invitations(types),
         '025-work-tasks': workTasks(types),
+        '026-outbox-handed': outboxHanded(types),
       };
     },
   };
