@@ -130,7 +130,8 @@ export class RedisStreamsQueue implements JobQueue {
     const q = new RedisStreamsQueue(target, options);
     const timeoutMs = options.connectTimeoutMs ?? 10_000;
     try {
-      const ready = ensureGroup(q.cmd, q.keys.stream).then(() => q.identity.read());
+      // INFO refused (an ACL without it) leaves the server unknown: the outbox then keeps jobs but cannot tell a failover.
+      const ready = ensureGroup(q.cmd, q.keys.stream).then(() => q.identity.read().catch(() => undefined));
       await withTimeout(ready, timeoutMs, `Redis at ${describeRedis(target)} did not answer within ${timeoutMs} ms`);
     } catch (e) {
       q.cmd.disconnect();
