@@ -38,6 +38,16 @@ describe('a project table in Chromium', () => {
       if (w.body?.ended) return;
     }
   };
+  /** A small project of its own (earlier tests change or delete the shared one), opened. */
+  const openAny = async () => {
+    const made = await call('POST', '/projects', {
+      builder_id: 'csv_import_builder',
+      form_data: { csv_text: 'Name,Website,Employees\nAcme 0,https://acme.example.com,12\nAcme 1,https://beta.example.com,40' },
+    });
+    project = made.body.project_id;
+    await settle(project);
+    await open();
+  };
   const open = async (id = project) => {
     await page.goto(`${origin}/projects/${id}`);
     await page.locator('.ag-cell', { hasText: 'Acme 0' }).first().waitFor();
@@ -475,5 +485,97 @@ describe('a project table in Chromium', () => {
       .getByTestId('row-count')
       .filter({ hasText: /^2 rows/ })
       .waitFor();
+  });
+
+  test("an LLM tool's output schema is set as the answer's fields (or as JSON), and the column answers in them", async () => {
+    await openAny();
+    await page.getByRole('button', { name: '+ Column' }).click();
+    await page.getByLabel('Column name *').fill('Healthcare');
+    await page.getByLabel('Tool', { exact: true }).selectOption('research_agent');
+    await page.getByLabel('Question *').fill('Does {{Name}} ({{Website}}) sell to healthcare?');
+    await page.getByLabel('Model *').fill('gpt-4o-mini');
+    const fields = page.getByRole('group', { name: /Output schema/ });
+    await fields.getByRole('button', { name: '+ Field' }).click();
+    await fields.getByLabel('Name of field 1').fill('sells_to_healthcare');
+    await fields.getByLabel('Kind of field 1').selectOption({ label: 'Yes / no' });
+    await fields.getByLabel('Description of field 1').fill('Whether it sells to care providers');
+    await fields.getByRole('button', { name: '+ Field' }).click();
+    await fields.getByLabel('Name of field 2').fill('evidence');
+    await fields.getByRole('button', { name: '+ Field' }).click();
+    await fields.getByLabel('Name of field 3').fill('segments');
+    await fields.getByLabel('Kind of field 3').selectOption({ label: 'List of texts' });
+    await fields.getByLabel('Field 3 is required').uncheck();
+    // A keyword the rows do not show, added as JSON, is kept.
+    await fields.getByRole('button', { name: 'Edit as JSON' }).click();
+    const json = fields.getByLabel('JSON Schema');
+    await json.fill('{"type": "object", "properties": {');
+    await fields.getByRole('button', { name: 'Use this schema' }).click();
+    await fields.getByText(/^Not JSON/).waitFor();
+    await json.fill(
+      JSON.stringify({
+        type: 'object',
+        properties: {
+          sells_to_healthcare: { type: 'boolean', description: 'Whether it sells to care providers' },
+          evidence: { type: 'string' },
+          segments: { type: 'array', items: { type: 'string', enum: ['hospitals', 'clinics', 'labs'] } },
+        },
+        required: ['sells_to_healthcare', 'evidence'],
+        additionalProperties: false,
+      }),
+    );
+    await fields.getByRole('button', { name: 'Use this schema' }).click();
+    await fields.getByLabel('Name of field 3').waitFor();
+    expect(await fields.getByLabel('Name of field 3').inputValue()).toBe('segments');
+    await accessible(page, 'the output schema as fields');
+    await page.getByRole('button', { name: 'Add column' }).click();
+    await page.getByRole('columnheader', { name: /Healthcare/ }).waitFor();
+    const column = (await columnsOf()).find((c) => c.name === 'Healthcare');
+    expect(column.config.output_schema).toEqual({
+      type: 'object',
+      properties: {
+        sells_to_healthcare: { type: 'boolean', description: 'Whether it sells to care providers' },
+        evidence: { type: 'string' },
+        segments: { type: 'array', items: { type: 'string', enum: ['hospitals', 'clinics', 'labs'] } },
+      },
+      required: ['sells_to_healthcare', 'evidence'],
+      additionalProperties: false,
+    });
+    // Run on the first row (sandbox answers): the answer has the fields asked for.
+    const first = (await call('GET', `/projects/${project}/rows?page=1&page_size=1`)).body.rows[0];
+    await call('POST', `/projects/${project}/columns/run`, { col_ids: [column.col_id], row_ids: [first.id] });
+    await settle(project);
+    const row = (await call('GET', `/projects/${project}/rows/${first.id}`)).body;
+    expect(Object.keys(row.company.Healthcare.value.answer).sort()).toEqual(expect.arrayContaining(['evidence', 'sells_to_healthcare']));
+    expect(typeof row.company.Healthcare.value.answer.sells_to_healthcare).toBe('boolean');
+  });
+
+  test('a CRM sync column: its object chosen from a list, its field mapping entered as name and value rows', async () => {
+    await openAny();
+    await page.getByRole('button', { name: '+ Column' }).click();
+    await page.getByLabel('Column name *').fill('HubSpot');
+    await page.getByLabel('Tool', { exact: true }).selectOption('hubspot_sync');
+    const object = page.getByLabel('Object *');
+    expect(await object.evaluate((e) => e.tagName)).toBe('SELECT');
+    await object.selectOption('companies');
+    await page.getByLabel('Key *').fill('{{Website}}');
+    const fields = page.getByRole('group', { name: 'Fields' });
+    await fields.getByRole('button', { name: 'Add to Fields' }).click();
+    await fields.getByLabel('Fields name 1').fill('name');
+    await fields.getByLabel('Fields value 1').fill('{{Name}}');
+    await fields.getByRole('button', { name: 'Add to Fields' }).click();
+    await fields.getByLabel('Fields name 2').fill('numberofemployees');
+    await fields.getByLabel('Fields value 2').fill('{{Employees}}');
+    await fields.getByRole('button', { name: 'Add to Fields' }).click();
+    await fields.getByRole('button', { name: 'Remove Fields 3' }).click();
+    await accessible(page, 'a name → value mapping');
+    await page.getByRole('button', { name: 'Add column' }).click();
+    await page.getByRole('columnheader', { name: /HubSpot/ }).waitFor();
+    const column = (await columnsOf()).find((c) => c.name === 'HubSpot');
+    expect(column.config).toMatchObject({
+      object: 'companies',
+      key: '{{Website}}',
+      fields: { name: '{{Name}}', numberofemployees: '{{Employees}}' },
+    });
+    expect(Object.keys(column.config.fields)).toHaveLength(2);
   });
 });

@@ -1,15 +1,20 @@
 import { plainMessage } from '../words.ts';
+import { AnswerFields, isObjectSchemaField } from './answer-fields.tsx';
+import { isTextMap, KeyValues } from './key-values.tsx';
 
 /**
  * A form drawn from a JSON Schema (a builder's or a tool's TypeBox schema, as GET /project-builders
  * and GET /tools give them): objects as fieldsets, strings, numbers within their bounds, booleans,
- * lists of strings, choices. The value it edits is what the API takes; optional fields left empty
+ * lists of strings, choices, name → text maps (key-values.tsx), the JSON Schema of an answer as its fields
+ * (answer-fields.tsx). The value it edits is what the API takes; optional fields left empty
  * are left out. Server validation errors are shown on their fields by path (`form_data.filters.x`).
  */
 
 export interface JsonSchema {
   type?: string | string[];
   properties?: Record<string, JsonSchema>;
+  patternProperties?: Record<string, JsonSchema>;
+  additionalProperties?: boolean | JsonSchema;
   required?: string[];
   items?: JsonSchema;
   anyOf?: JsonSchema[];
@@ -50,7 +55,7 @@ export function pruned(value: unknown, schema: JsonSchema): unknown {
   return out;
 }
 
-function Field(props: {
+type FieldProps = {
   name: string;
   schema: JsonSchema;
   path: string;
@@ -58,7 +63,49 @@ function Field(props: {
   required: boolean;
   errors: Record<string, string>;
   onChange(v: unknown): void;
-}) {
+};
+
+/** Fields made of fields: an answer's JSON Schema, a name → text map, an object's properties. */
+function GroupField(props: FieldProps & { id: string; error: string | undefined; type: string | undefined }) {
+  const { name, schema, path, value, required, errors, id, error, type } = props;
+  if (isObjectSchemaField(schema)) {
+    return (
+      <AnswerFields
+        id={id}
+        label={`${label(name)}${required ? ' *' : ''}`}
+        value={value}
+        error={error}
+        hint={schema.description && plainMessage(schema.description)}
+        onChange={props.onChange}
+      />
+    );
+  }
+  if (isTextMap(schema)) {
+    return (
+      <KeyValues
+        id={id}
+        label={label(name)}
+        value={value}
+        error={error}
+        hint={schema.description && plainMessage(schema.description)}
+        onChange={props.onChange}
+      />
+    );
+  }
+  if (type === 'object') {
+    return (
+      <fieldset class="group">
+        <legend>{label(name)}</legend>
+        {schema.description && <small class="hint">{plainMessage(schema.description)}</small>}
+        {error && <span class="field-error">{error}</span>}
+        <SchemaFields schema={schema} path={path} value={(value as Value) ?? {}} errors={errors} onChange={props.onChange} />
+      </fieldset>
+    );
+  }
+  return null;
+}
+
+function Field(props: FieldProps) {
   const { name, schema, path, value, required, errors } = props;
   const id = idOf(path);
   const error = errors[path];
@@ -86,16 +133,8 @@ function Field(props: {
       )}
     </>
   );
-  if (type === 'object') {
-    return (
-      <fieldset class="group">
-        <legend>{label(name)}</legend>
-        {schema.description && <small class="hint">{plainMessage(schema.description)}</small>}
-        {error && <span class="field-error">{error}</span>}
-        <SchemaFields schema={schema} path={path} value={(value as Value) ?? {}} errors={errors} onChange={props.onChange} />
-      </fieldset>
-    );
-  }
+  const group = GroupField({ ...props, id, error, type });
+  if (group) return group;
   if (type === 'boolean') {
     return (
       <div class="field check">
@@ -113,13 +152,15 @@ function Field(props: {
       </div>
     );
   }
-  if (schema.enum) {
+  // A choice: an enum, or a union of constants (TypeBox's Union of Literals).
+  const choices = schema.enum ?? (schema.anyOf?.every((s) => s.const !== undefined) ? schema.anyOf.map((s) => s.const) : undefined);
+  if (choices) {
     return (
       <div class="field">
         {title}
         <select {...common} value={String(value ?? '')} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
           {!required && <option value="">—</option>}
-          {schema.enum.map((o) => (
+          {choices.map((o) => (
             <option key={String(o)} value={String(o)}>
               {String(o)}
             </option>
