@@ -214,11 +214,10 @@ test('kill -9 of the Redis primary mid-enrichment, its last writes lost: Sentine
   // Retry-After) only while no Redis could take a write.
   const seen = clients.seen;
   expect(seen.filter((s) => s.status >= 500 && s.status !== 503)).toEqual([]);
-  for (const s of seen.filter((x) => x.status === 503)) {
-    expect(s.retryAfter ?? (s.door === 'mcp' ? 'mcp' : null)).not.toBeNull();
-    expect(s.at).toBeGreaterThanOrEqual(killedAt - 100);
-    expect(s.at).toBeLessThanOrEqual(promotedAt);
-  }
+  const unavailable = seen.filter((s) => s.status === 503);
+  // REST says when to come back (MCP carries the 503 in its envelope).
+  expect(unavailable.filter((s) => s.door === 'rest' && !s.retryAfter)).toEqual([]);
+  expect(unavailable.filter((s) => s.at < killedAt - 100 || s.at > promotedAt)).toEqual([]);
   for (const door of ['rest', 'mcp'] as const) {
     const answered = seen.filter((s) => s.door === door && s.at >= killedAt && s.status < 300).map((s) => s.at + s.ms);
     expect(Math.min(...answered) - killedAt).toBeLessThan(2_000);
