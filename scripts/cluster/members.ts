@@ -36,6 +36,8 @@ export class Members {
     private readonly logDir: string,
     /** The environment only the first API process gets (it creates what must be made once). */
     private readonly firstApiEnv: Record<string, string>,
+    /** What differs per process (on a Galera cluster, the node its DATABASE_URL lists first). */
+    private readonly envOf: (role: Role, index: number) => Record<string, string> = () => ({}),
   ) {}
 
   /** The first API process migrates the database and creates what is made once; the rest follow together. */
@@ -82,7 +84,7 @@ export class Members {
   }
 
   private launch(m: Omit<Member, 'proc'>): Subprocess {
-    const env: Record<string, string> = { ...this.env };
+    const env: Record<string, string> = { ...this.env, ...this.envOf(m.role, m.index) };
     if (m.role === 'api') Object.assign(env, { SERVE: 'rest', PORT: String(m.port) });
     if (m.role === 'mcp') Object.assign(env, { SERVE: 'mcp', MCP_PORT: String(m.port) });
     if (m.role === 'api' && m.index === 0) Object.assign(env, this.firstApiEnv);

@@ -1,0 +1,99 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createConnection } from 'mysql2/promise';
+import { freePort } from './free-port.ts';
+import { GaleraNode, type GaleraPorts } from './galera-node.ts';
+
+export { GaleraNode } from './galera-node.ts';
+
+/**
+ * A throwaway MariaDB Galera cluster for tests, benchmarks and `bun run cluster --galera`: three
+ * (or `size`) mariadbd processes on loopback, each with its own temp dir and free ports, bootstrapped
+ * by the first and joined by the others. Needs Debian's `mariadb-server`, `galera-4` and `rsync`
+ * (scripts/setup-services.sh installs them).
+ */
+export interface GaleraCluster {
+  nodes: GaleraNode[];
+  /** `mysql://root@h1:p1,h2:p2,h3:p3/<database>` with the nodes in `order` (the first is the one a process writes to while it lives). */
+  databaseUrl(database: string, order?: number[]): string;
+  /** Creates a database (replicated to every node) and answers its URL in the default order. */
+  createDatabase(name: string): Promise<string>;
+  /** kill -9 of one node; the others go on as a cluster of the rest. */
+  kill(index: number): Promise<void>;
+  /** Starts a killed (or stopped) node again from its data and waits until it is Synced (IST, or SST when IST cannot serve). */
+  restart(index: number): Promise<void>;
+  /** Waits until every running node is Synced in a cluster of all running nodes. */
+  waitSynced(timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function portsOfNode(): GaleraPorts {
+  return { client: freePort(), gcomm: freePort(), ist: freePort(), sst: freePort() };
+}
+
+export async function startGalera(options: { size?: number; bufferPoolMb?: number } = {}): Promise<GaleraCluster> {
+  const size = options.size ?? 3;
+  const dir = mkdtempSync(join(tmpdir(), 'wfs-galera-'));
+  // The nodes run as `mysql` when started by root: they must reach their folders inside this one.
+  chmodSync(dir, 0o755);
+  const ports = Array.from({ length: size }, portsOfNode);
+  const nodes = ports.map((p, i) => new GaleraNode(i, join(dir, `node${i + 1}`), p, ports));
+  for (const node of nodes) node.prepare({ bufferPoolMb: options.bufferPoolMb ?? 256 });
+  const running = () => nodes.filter((n) => n.running);
+  const waitSynced = async (timeoutMs?: number) => {
+    const up = running();
+    await Promise.all(up.map((n) => n.waitSynced(up.length, timeoutMs)));
+  };
+  const stop = async () => {
+    await Promise.all(nodes.map((n) => n.kill()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await bootstrap(nodes);
+    await waitSynced();
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  const [first] = nodes as [GaleraNode];
+  const databaseUrl = (database: string, order = nodes.map((n) => n.index)) =>
+    `mysql://root@${order.map((i) => nodes[i]?.address).join(',')}/${database}`;
+  return {
+    nodes,
+    databaseUrl,
+    async createDatabase(name) {
+      const c = await createConnection({ host: '127.0.0.1', port: first.ports.client, user: 'root' });
+      await c.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+      await c.end();
+      return databaseUrl(name);
+    },
+    kill: (index) => nodeAt(nodes, index).kill(),
+    async restart(index) {
+      const node = nodeAt(nodes, index);
+      if (node.running) throw new Error(`${node.name} is running`);
+      node.start({ position: node.recoverPosition() });
+      await node.waitSynced(running().length);
+    },
+    waitSynced,
+    stop,
+  };
+}
+
+function nodeAt(nodes: GaleraNode[], index: number): GaleraNode {
+  const node = nodes[index];
+  if (!node) throw new Error(`no node ${index} in a cluster of ${nodes.length}`);
+  return node;
+}
+
+/**
+ * The first node makes a new cluster on a fresh data dir; the others join it and receive its data
+ * by SST (rsync), one after the other (a node donates to one joiner at a time).
+ */
+async function bootstrap(nodes: GaleraNode[]): Promise<void> {
+  const [first, ...others] = nodes as [GaleraNode, ...GaleraNode[]];
+  first.install();
+  first.start({ bootstrap: true });
+  await first.waitSynced(1, 60_000);
+  for (const node of others) node.start();
+}
