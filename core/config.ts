@@ -131,6 +131,7 @@ function basePath(raw: string | undefined): string {
 /**
  * Queue tuning: JOB_VISIBILITY_TIMEOUT_MS (30000), JOB_MAX_ATTEMPTS (5), JOB_TIMEOUT_MS (900000;
  * 0 = none), JOB_SHUTDOWN_GRACE_MS (10000), JOB_BACKOFF_MS (1000, first retry delay),
+ * JOB_MAX_RETRY_DELAY_MS (600000, the longest a provider's Retry-After holds a retry back),
  * JOB_QUEUE_PREFIX (wfs:jobs; Redis key prefix, also of the shared rate limits).
  */
 function queueOptions(env: Env): QueueOptions {
@@ -144,6 +145,8 @@ function queueOptions(env: Env): QueueOptions {
   if (grace !== undefined) options.shutdownGraceMs = grace;
   const backoff = optional('JOB_BACKOFF_MS', 0);
   if (backoff !== undefined) options.backoff = { baseMs: backoff };
+  const maxRetryDelay = optional('JOB_MAX_RETRY_DELAY_MS', 0);
+  if (maxRetryDelay !== undefined) options.maxRetryDelayMs = maxRetryDelay;
   if (env.JOB_QUEUE_PREFIX) options.prefix = env.JOB_QUEUE_PREFIX;
   options.workspaceShare = fraction(env, 'JOB_WORKSPACE_SHARE', 0.5);
   return options;

@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { Type } from '@sinclair/typebox';
 import { openQueue } from '../adapters/queue/open-queue.ts';
-import { type Job, type JobQueue, permanentError, type QueueOptions, retryableError } from '../core/ports/queue.ts';
-import { JobTimeoutError } from '../core/jobs/retry-policy.ts';
+import { loadConfig } from '../core/config.ts';
+import { type Job, JobError, type JobQueue, permanentError, type QueueOptions, retryableError } from '../core/ports/queue.ts';
+import { JobTimeoutError, outcomeOfFailure, retryAfterDelay, retryPolicy } from '../core/jobs/retry-policy.ts';
 import { captureLog } from './support/capture-log.ts';
 import { freshPrefix, type RedisServer, startRedis } from './support/redis.ts';
 
@@ -45,6 +46,33 @@ function gate(): { promise: Promise<void>; open: () => void } {
   });
   return { promise, open };
 }
+
+describe('a provider’s Retry-After in the retry policy', () => {
+  const policy = retryPolicy({ backoff: { baseMs: 100, maxMs: 1000, jitter: 0 }, maxRetryDelayMs: 10_000 });
+  const failing = (retryAfterMs?: number) => retryableError('429', retryAfterMs);
+
+  test('the retry waits the Retry-After, spread up to a fifth more, when it is longer than the backoff', () => {
+    expect(outcomeOfFailure(failing(2000), 1, policy, () => 0)).toMatchObject({ kind: 'retry', delayMs: 2000 });
+    expect(outcomeOfFailure(failing(2000), 1, policy, () => 1)).toMatchObject({ kind: 'retry', delayMs: 2400 });
+    expect(outcomeOfFailure(failing(2000), 1, policy, () => 0.5)).toMatchObject({ kind: 'retry', delayMs: 2200 });
+  });
+
+  test('a shorter Retry-After, or none, leaves the backoff', () => {
+    expect(outcomeOfFailure(failing(50), 2, policy, () => 0)).toMatchObject({ kind: 'retry', delayMs: 200 });
+    expect(outcomeOfFailure(failing(), 2, policy, () => 0)).toMatchObject({ kind: 'retry', delayMs: 200 });
+  });
+
+  test('a Retry-After is capped at maxRetryDelayMs (JOB_MAX_RETRY_DELAY_MS; 10 min by default)', () => {
+    expect(outcomeOfFailure(failing(86_400_000), 1, policy, () => 1)).toMatchObject({ kind: 'retry', delayMs: 10_000 });
+    expect(retryAfterDelay(failing(86_400_000), retryPolicy({}), () => 0)).toBe(600_000);
+    expect(loadConfig({ JOB_MAX_RETRY_DELAY_MS: '30000' }).queue.maxRetryDelayMs).toBe(30_000);
+  });
+
+  test('a permanent failure, or the last attempt, is not retried whatever it asks', () => {
+    expect(outcomeOfFailure(new JobError('400', { retryable: false, retryAfterMs: 2000 }), 1, policy).kind).toBe('dead');
+    expect(outcomeOfFailure(failing(2000), policy.maxAttempts, policy).kind).toBe('dead');
+  });
+});
 
 describe.each(IMPLEMENTATIONS)('job queue contract: %s', (impl) => {
   const opened: JobQueue[] = [];
@@ -111,6 +139,44 @@ describe.each(IMPLEMENTATIONS)('job queue contract: %s', (impl) => {
     expect(a3 - a2).toBeGreaterThanOrEqual(115); // 120 ms after the second
     expect(await q.listDead()).toEqual([]);
     expect(await q.stats()).toMatchObject({ processed: 1, failed: 2, deadLettered: 0, dead: 0 });
+  });
+
+  test('a retryable failure carrying retryAfterMs (a provider’s Retry-After) is retried no sooner, above the backoff', async () => {
+    const q = await open({ backoff: { baseMs: 20, jitter: 0 } });
+    const attempts: number[] = [];
+    q.consume(
+      {
+        throttled: async (job) => {
+          attempts.push(performance.now());
+          if (job.attempt === 1) throw retryableError('provider answered 429', 700);
+        },
+      },
+      { concurrency: 1 },
+    );
+    await q.enqueue('throttled', {});
+    await waitFor('2 attempts', () => attempts.length >= 2);
+    await q.drain({ timeoutMs: 5000 });
+    const [a1, a2] = attempts as [number, number];
+    expect(a2 - a1).toBeGreaterThanOrEqual(695); // the 20 ms backoff alone would retry at once
+    expect(a2 - a1).toBeLessThan(700 * 1.2 + 1000); // its spread is at most a fifth (plus a slow machine)
+  });
+
+  test('a Retry-After longer than maxRetryDelayMs holds the retry back only that long', async () => {
+    const q = await open({ backoff: { baseMs: 20, jitter: 0 }, maxRetryDelayMs: 300 });
+    const attempts: number[] = [];
+    q.consume(
+      {
+        throttled: async (job) => {
+          attempts.push(performance.now());
+          if (job.attempt === 1) throw retryableError('provider answered 429', 3_600_000);
+        },
+      },
+      { concurrency: 1 },
+    );
+    await q.enqueue('throttled', {});
+    await waitFor('2 attempts', () => attempts.length >= 2, 5000);
+    const [a1, a2] = attempts as [number, number];
+    expect(a2 - a1).toBeGreaterThanOrEqual(295);
   });
 
   test('an error without a retryable flag is retried too (as in BullMQ)', async () => {

@@ -12,12 +12,18 @@ export interface RetryPolicy {
   maxMs: number;
   /** 0..1: the delay is drawn uniformly from [exp * (1 - jitter), exp]. */
   jitter: number;
+  /** The longest wait a failure's `retryAfterMs` may ask for (JOB_MAX_RETRY_DELAY_MS). */
+  maxRetryDelayMs: number;
   /** 0 = no time limit. */
   jobTimeoutMs: number;
 }
 
 export const DEFAULT_MAX_ATTEMPTS = 5;
 export const DEFAULT_JOB_TIMEOUT_MS = 15 * 60_000;
+/** JOB_MAX_RETRY_DELAY_MS: a provider's Retry-After holds a retry back at most this long. */
+export const DEFAULT_MAX_RETRY_DELAY_MS = 10 * 60_000;
+/** A Retry-After wait is drawn from [wait, wait * (1 + RETRY_AFTER_SPREAD)], so rows told together do not come back together. */
+export const RETRY_AFTER_SPREAD = 0.2;
 
 export function retryPolicy(options: QueueOptions): RetryPolicy {
   return {
@@ -25,6 +31,7 @@ export function retryPolicy(options: QueueOptions): RetryPolicy {
     baseMs: Math.max(0, options.backoff?.baseMs ?? 1000),
     maxMs: Math.max(0, options.backoff?.maxMs ?? 60_000),
     jitter: Math.min(1, Math.max(0, options.backoff?.jitter ?? 0.5)),
+    maxRetryDelayMs: Math.max(0, options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS),
     jobTimeoutMs: Math.max(0, options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS),
   };
 }
@@ -57,12 +64,25 @@ function retryAfterMs(e: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0;
 }
 
-/** Decides what a failure of attempt `attempt` leads to. */
+/**
+ * The wait a failure's `retryAfterMs` asks for (0: none), with up to RETRY_AFTER_SPREAD more drawn
+ * at random, never past `maxRetryDelayMs`.
+ */
+export function retryAfterDelay(e: unknown, policy: Pick<RetryPolicy, 'maxRetryDelayMs'>, random: () => number = Math.random): number {
+  const asked = retryAfterMs(e);
+  if (asked === 0) return 0;
+  return Math.round(Math.min(policy.maxRetryDelayMs, asked * (1 + RETRY_AFTER_SPREAD * random())));
+}
+
+/**
+ * Decides what a failure of attempt `attempt` leads to. A retry waits the backoff, or the failure's
+ * `retryAfterMs` (a provider's Retry-After, capped and spread: retryAfterDelay) when that is longer.
+ */
 export function outcomeOfFailure(e: unknown, attempt: number, policy: RetryPolicy, random?: () => number): AttemptOutcome {
   const error = errorMessage(e);
   if (!isRetryable(e)) return { kind: 'dead', reason: 'permanent_error', error };
   if (attempt >= policy.maxAttempts) return { kind: 'dead', reason: 'max_attempts', error };
-  return { kind: 'retry', delayMs: Math.max(backoffDelay(attempt, policy, random), retryAfterMs(e)), error };
+  return { kind: 'retry', delayMs: Math.max(backoffDelay(attempt, policy, random), retryAfterDelay(e, policy, random)), error };
 }
 
 export class JobTimeoutError extends Error {

@@ -40,7 +40,7 @@ export type JobHandlers = Record<string, JobHandler | JobRegistration>;
  * How a handler says whether a failure is worth retrying. Any error object with `retryable: false`
  * (e.g. ProviderError for a 4xx) is permanent; `retryable: true` (429, 5xx, timeout) or no flag at all
  * (as BullMQ does) is retried with backoff until `maxAttempts`. `retryAfterMs`, when set, is a floor
- * on the next delay (e.g. a provider's Retry-After).
+ * on the next delay (e.g. a provider's Retry-After), spread up to a fifth more, never past `maxRetryDelayMs`.
  */
 export class JobError extends Error {
   readonly retryable: boolean;
@@ -163,6 +163,11 @@ export interface QueueOptions {
   maxAttempts?: number;
   /** Exponential backoff between attempts: base * 2^(attempt-1), capped, with jitter (core/jobs/retry-policy.ts). */
   backoff?: { baseMs?: number; maxMs?: number; jitter?: number };
+  /**
+   * The longest a failure's `retryAfterMs` (a provider's Retry-After) may hold its retry back
+   * (JOB_MAX_RETRY_DELAY_MS, default 10 min): a provider asking for more is retried after this.
+   */
+  maxRetryDelayMs?: number;
   /** Time limit of one attempt; on expiry the signal aborts and the attempt fails as retryable (default 15 min; 0 = none). */
   jobTimeoutMs?: number;
   /** close(): how long running jobs may take to finish (default 10 s). */
