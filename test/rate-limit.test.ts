@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Redis } from 'ioredis';
 import { InProcessRateLimiter } from '../adapters/rate-limit/in-process.ts';
 import { RedisRateLimiter } from '../adapters/rate-limit/redis-token-bucket.ts';
-import { type RateLimiter, takeToken } from '../core/ports/rate-limiter.ts';
+import { pauseBucket, type RateLimiter, takeToken } from '../core/ports/rate-limiter.ts';
 import { freshPrefix, type RedisServer, startRedis } from './support/redis.ts';
 
 describe('token bucket arithmetic', () => {
@@ -15,6 +15,15 @@ describe('token bucket arithmetic', () => {
     s = takeToken(s.state, rule, 0);
     expect(s.waitMs).toBe(100);
     expect(takeToken(s.state, rule, 100).waitMs).toBe(0);
+  });
+
+  test('a paused bucket gives its next token when the pause ends; a longer pause already there stays', () => {
+    const rule = { perSecond: 10, burst: 5 };
+    const paused = pauseBucket(undefined, rule, 0, 2000);
+    expect(takeToken(paused, rule, 0).waitMs).toBe(2000);
+    expect(takeToken(paused, rule, 1999).waitMs).toBeGreaterThan(0);
+    expect(takeToken(paused, rule, 2000).waitMs).toBe(0);
+    expect(takeToken(pauseBucket(paused, rule, 500, 100), rule, 500).waitMs).toBe(1500);
   });
 
   test('an idle bucket refills only up to burst', () => {
@@ -64,6 +73,24 @@ describe.each(['in-process', 'redis'] as const)('%s rate limiter', (kind) => {
     const look = await limiter.take('k', rule, 0);
     expect(look.waitMs).toBeGreaterThan(0);
     expect((await limiter.take('k', rule)).waitMs).toBeGreaterThan(0);
+  });
+
+  test('a pause (a provider’s Retry-After) gives no token until it ends, and a long one is refused as retryable', async () => {
+    const limiter = kind === 'redis' ? redisLimiter(freshPrefix('rate')) : new InProcessRateLimiter();
+    const rule = { perSecond: 50, burst: 10 };
+    await limiter.pause('provider:x', rule, 400);
+    const look = await limiter.take('provider:x', rule, 0);
+    expect(look.waitMs).toBeGreaterThan(300);
+    expect(look.waitMs).toBeLessThanOrEqual(400);
+    await limiter.pause('provider:x', rule, 100); // shorter: the 400 ms pause stays
+    expect((await limiter.take('provider:x', rule, 0)).waitMs).toBeGreaterThan(300);
+    const refused = await limiter.acquire('provider:x', rule, undefined, 200).catch((e) => e);
+    expect(refused).toMatchObject({ retryable: true });
+    expect(refused.retryAfterMs).toBeGreaterThan(200);
+    const start = performance.now();
+    await limiter.acquire('provider:x', rule);
+    expect(performance.now() - start).toBeGreaterThanOrEqual(150);
+    expect((await limiter.take('provider:y', rule)).waitMs).toBe(0); // other providers go on
   });
 
   test('an aborted wait rejects at once', async () => {

@@ -34,13 +34,26 @@ export class FallbackRateLimiter implements RateLimiter {
     return this.local.take(key, rule, cost);
   }
 
+  /** Pauses the shared bucket while its store answers, else this process's own (as take does). */
+  async pause(key: string, rule: RateRule, ms: number): Promise<void> {
+    if (this.reachable()) {
+      try {
+        await withTimeout(this.shared.pause(key, rule, ms), SHARED_TAKE_TIMEOUT_MS, 'no answer in time');
+        return;
+      } catch (e) {
+        this.goneAway((e as Error).message);
+      }
+    } else this.goneAway('not connected');
+    await this.local.pause(key, rule, ms);
+  }
+
   private goneAway(reason: string): void {
     if (!this.away) log.warn('rate limits fall back to this process while their store is away', { reason });
     this.away = true;
   }
 
-  acquire(key: string, rule: RateRule, signal?: AbortSignal): Promise<void> {
-    return acquireToken(this, key, rule, signal);
+  acquire(key: string, rule: RateRule, signal?: AbortSignal, maxWaitMs?: number): Promise<void> {
+    return acquireToken(this, key, rule, signal, maxWaitMs);
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,12 @@
-import { acquireToken, type RateLimiter, type RateRule, type Take, type TakeCost, takeToken } from '../../core/ports/rate-limiter.ts';
+import {
+  acquireToken,
+  pauseBucket,
+  type RateLimiter,
+  type RateRule,
+  type Take,
+  type TakeCost,
+  takeToken,
+} from '../../core/ports/rate-limiter.ts';
 
 /** Token buckets in this process (the embedded default: one process does all the work). */
 export class InProcessRateLimiter implements RateLimiter {
@@ -10,8 +18,12 @@ export class InProcessRateLimiter implements RateLimiter {
     return { waitMs, tokens: state.tokens };
   }
 
-  acquire(key: string, rule: RateRule, signal?: AbortSignal): Promise<void> {
-    return acquireToken(this, key, rule, signal);
+  acquire(key: string, rule: RateRule, signal?: AbortSignal, maxWaitMs?: number): Promise<void> {
+    return acquireToken(this, key, rule, signal, maxWaitMs);
+  }
+
+  async pause(key: string, rule: RateRule, ms: number): Promise<void> {
+    this.buckets.set(key, pauseBucket(this.buckets.get(key), rule, Date.now(), ms));
   }
 
   async close(): Promise<void> {}

@@ -21,8 +21,28 @@ local wait = 0
 if cost < 0 then tokens = math.min(burst, tokens - cost)
 elseif tokens >= 1 then tokens = tokens - cost else wait = math.ceil((1 - tokens) / rate * 1000) end
 redis.call('HSET', key, 'tokens', tostring(tokens), 'at', tostring(now))
-redis.call('PEXPIRE', key, math.ceil(burst / rate * 1000) + 60000)
+redis.call('PEXPIRE', key, math.ceil((burst - tokens) / rate * 1000) + 60000)
 return {wait, math.floor(tokens * 1000)}
+`;
+
+/**
+ * Pauses a bucket for ARGV[3] ms (core/ports/rate-limiter.ts pauseBucket, on Redis's clock): as many
+ * tokens owed as that time refills; a deeper debt stays. The key lives until the bucket is full again.
+ */
+const PAUSE = `
+local key = KEYS[1]
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local ms = tonumber(ARGV[3])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local state = redis.call('HMGET', key, 'tokens', 'at')
+local tokens = tonumber(state[1]) or burst
+local at = tonumber(state[2]) or now
+tokens = math.min(burst, tokens + (now - at) / 1000 * rate, 1 - ms / 1000 * rate)
+redis.call('HSET', key, 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('PEXPIRE', key, math.ceil((burst - tokens) / rate * 1000) + 60000)
+return 1
 `;
 
 export class RedisRateLimiter implements RateLimiter {
@@ -31,6 +51,7 @@ export class RedisRateLimiter implements RateLimiter {
     private readonly prefix = 'wfs:rate',
   ) {
     redis.defineCommand('wfsTakeToken', { numberOfKeys: 1, lua: TAKE });
+    redis.defineCommand('wfsPauseBucket', { numberOfKeys: 1, lua: PAUSE });
   }
 
   async take(key: string, rule: RateRule, cost: TakeCost = 1): Promise<Take> {
@@ -39,8 +60,13 @@ export class RedisRateLimiter implements RateLimiter {
     return { waitMs: Number(waitMs), tokens: Number(milliTokens) / 1000 };
   }
 
-  acquire(key: string, rule: RateRule, signal?: AbortSignal): Promise<void> {
-    return acquireToken(this, key, rule, signal);
+  acquire(key: string, rule: RateRule, signal?: AbortSignal, maxWaitMs?: number): Promise<void> {
+    return acquireToken(this, key, rule, signal, maxWaitMs);
+  }
+
+  async pause(key: string, rule: RateRule, ms: number): Promise<void> {
+    const redis = this.redis as unknown as { wfsPauseBucket(k: string, r: number, b: number, ms: number): Promise<number> };
+    await redis.wfsPauseBucket(`${this.prefix}:${key}`, rule.perSecond, rule.burst, Math.round(ms));
   }
 
   async close(): Promise<void> {

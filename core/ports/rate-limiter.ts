@@ -1,3 +1,5 @@
+import { retryableError } from './queue.ts';
+
 /** A provider's request budget: a token bucket of `burst` tokens refilled at `perSecond`. */
 export interface RateRule {
   perSecond: number;
@@ -25,16 +27,33 @@ export interface RateLimiter {
    * sign-in takes a token before it checks the password and returns it when the password was right.
    */
   take(key: string, rule: RateRule, cost?: TakeCost): Promise<Take>;
-  /** Waits until `key` has a token, then takes it. Rejects if `signal` aborts first. */
-  acquire(key: string, rule: RateRule, signal?: AbortSignal): Promise<void>;
+  /**
+   * Waits until `key` has a token, then takes it. Rejects if `signal` aborts first, and, given
+   * `maxWaitMs`, with a retryable JobError carrying the wait as `retryAfterMs` (taking nothing) when
+   * the next token is further away than that (a paused budget).
+   */
+  acquire(key: string, rule: RateRule, signal?: AbortSignal, maxWaitMs?: number): Promise<void>;
+  /**
+   * Empties `key`'s bucket for `ms`: no token until then, for every process sharing it (a provider
+   * said Retry-After). A longer pause already there stays.
+   */
+  pause(key: string, rule: RateRule, ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
-/** `acquire` for any limiter: take, or sleep as long as told and try again. */
-export async function acquireToken(limiter: Pick<RateLimiter, 'take'>, key: string, rule: RateRule, signal?: AbortSignal): Promise<void> {
+/** `acquire` for any limiter: take, or sleep as long as told and try again (or refuse a wait past `maxWaitMs`). */
+export async function acquireToken(
+  limiter: Pick<RateLimiter, 'take'>,
+  key: string,
+  rule: RateRule,
+  signal?: AbortSignal,
+  maxWaitMs = Number.POSITIVE_INFINITY,
+): Promise<void> {
   for (;;) {
     const { waitMs } = await limiter.take(key, rule);
     if (waitMs === 0) return;
+    if (waitMs > maxWaitMs)
+      throw retryableError(`${key} is paused for ${(waitMs / 1000).toFixed(1)} s: the provider asked to wait`, waitMs);
     await sleep(waitMs, signal);
   }
 }
@@ -72,18 +91,68 @@ export function takeToken(
   return { waitMs: Math.ceil(((1 - tokens) / rule.perSecond) * 1000), state: { tokens, at: now } };
 }
 
-/** Waits for the plugin's provider budget, when it declares one (live mode only: sandbox calls nobody). */
+/**
+ * A bucket paused for `ms` from `now`: as many tokens owed as `ms` refills, so the next one comes
+ * `ms` from now (a deeper debt, a longer pause already there, stays).
+ */
+export function pauseBucket(
+  state: { tokens: number; at: number } | undefined,
+  rule: RateRule,
+  now: number,
+  ms: number,
+): { tokens: number; at: number } {
+  const prev = state ?? { tokens: rule.burst, at: now };
+  const tokens = Math.min(rule.burst, prev.tokens + ((now - prev.at) / 1000) * rule.perSecond);
+  return { tokens: Math.min(tokens, 1 - (ms / 1000) * rule.perSecond), at: now };
+}
+
+type BudgetedPlugin = { id: string; provider?: { id?: string; rateLimit?: { perSecond: number; burst?: number } } };
+
+/** The plugin's provider budget (its key and rule), when it declares one and runs live (sandbox calls nobody). */
+function providerBudget(plugin: BudgetedPlugin, providerMode: 'live' | 'sandbox'): { key: string; rule: RateRule } | undefined {
+  const limit = plugin.provider?.rateLimit;
+  if (!limit || providerMode === 'sandbox') return undefined;
+  return {
+    key: `provider:${plugin.provider?.id ?? plugin.id}`,
+    rule: { perSecond: limit.perSecond, burst: limit.burst ?? Math.max(1, Math.ceil(limit.perSecond)) },
+  };
+}
+
+/**
+ * The longest a job sleeps for its provider's token: past it (a budget a provider's Retry-After
+ * paused), the wait is thrown as a retryable error carrying it, and the rows wait in the queue
+ * instead of holding a job slot. Never below two refills, so a slow budget is only paced.
+ */
+export const BUDGET_SLEEP_MAX_MS = 10_000;
+
+/**
+ * Waits for the plugin's provider budget, when it declares one (live mode only). A paused budget
+ * (pauseProviderBudget) further than BUDGET_SLEEP_MAX_MS away throws a retryable JobError with
+ * `retryAfterMs`, so the job is retried once the provider may be asked again.
+ */
 export async function awaitProviderBudget(
   limiter: Pick<RateLimiter, 'acquire'>,
-  plugin: { id: string; provider?: { id?: string; rateLimit?: { perSecond: number; burst?: number } } },
+  plugin: BudgetedPlugin,
   providerMode: 'live' | 'sandbox',
   signal?: AbortSignal,
 ): Promise<void> {
-  const limit = plugin.provider?.rateLimit;
-  if (!limit || providerMode === 'sandbox') return;
-  await limiter.acquire(
-    `provider:${plugin.provider?.id ?? plugin.id}`,
-    { perSecond: limit.perSecond, burst: limit.burst ?? Math.max(1, Math.ceil(limit.perSecond)) },
-    signal,
-  );
+  const budget = providerBudget(plugin, providerMode);
+  if (!budget) return;
+  await limiter.acquire(budget.key, budget.rule, signal, Math.max(BUDGET_SLEEP_MAX_MS, 2000 / budget.rule.perSecond));
+}
+
+/**
+ * A provider asked to wait `ms` (its Retry-After, already capped by the caller): its budget, when the
+ * plugin declares one, gives no token until then, so the other rows and jobs of that provider (every
+ * process, on Redis) do not ask it meanwhile. Plugins without a `rateLimit` are not paused.
+ */
+export async function pauseProviderBudget(
+  limiter: Pick<RateLimiter, 'pause'>,
+  plugin: BudgetedPlugin,
+  providerMode: 'live' | 'sandbox',
+  ms: number,
+): Promise<void> {
+  const budget = providerBudget(plugin, providerMode);
+  if (!budget || !(ms > 0)) return;
+  await limiter.pause(budget.key, budget.rule, ms);
 }
