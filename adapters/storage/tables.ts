@@ -216,6 +216,8 @@ export interface CellKeyTable {
   cell?: string | null;
   /** Tool cells: the run that queued the cell last (migration 017), whose limits its charges keep. */
   run_id?: string | null;
+  /** Tool cells: the enrichment job that holds the cell (migration 027): claimed it, or queued it for its own retry. */
+  held_by?: string | null;
 }
 
 export interface RowCountTable {

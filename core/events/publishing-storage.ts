@@ -37,6 +37,12 @@ export function publishingStorage(storage: Storage, events: ProjectEventBus): St
         if (moved.length > 0) events.publish(pk, { type: 'cells', colNo, cells: moved.map((seq) => ({ seq, status: to })) });
         return moved;
       },
+      moveHeld: async (...args: Parameters<typeof rows.moveHeld>) => {
+        const moved = await rows.moveHeld(...args);
+        const [pk, colNo, , , to] = args;
+        if (moved.length > 0) events.publish(pk, { type: 'cells', colNo, cells: moved.map((seq) => ({ seq, status: to })) });
+        return moved;
+      },
       fillEmpty: async (...args: Parameters<typeof rows.fillEmpty>) => {
         const filled = await rows.fillEmpty(...args);
         for (const colNo of new Set(filled.map((f) => f.colNo))) {

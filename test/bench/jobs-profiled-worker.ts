@@ -68,7 +68,8 @@ function instrument(kernel: Kernel): void {
   const { projects, rows } = kernel.storage;
   wrap(projects, 'getByPk', 'project + columns (getByPk, columns)');
   wrap(projects, 'columns', 'project + columns (getByPk, columns)');
-  wrap(rows, 'moveStatus', 'claim cells (moveStatus)');
+  wrap(rows, 'moveHeld', 'claim cells (moveHeld)');
+  wrap(rows, 'moveStatus', 'move cells (moveStatus)');
   wrap(rows, 'getMany', 'read rows (getMany)');
   wrap(rows, 'writeCells', 'write cells (writeCells)');
   for (const tool of kernel.plugins.listTools()) wrap(tool, 'enrich', 'tool.enrich');

@@ -75,8 +75,8 @@ export async function replaySteps(
     });
     const column = columns.find((c) => c.id === view.col_id) as Column;
     // The fresh column's cells are `pending`; a job claims `queued`: the same statement either way.
-    const claimed = await step('claim cells (moveStatus)', () =>
-      rows.moveStatus(project.pk, column.no, ['pending', 'queued'], 'running', seqs),
+    const claimed = await step('claim cells (moveHeld)', () =>
+      rows.moveHeld(project.pk, column.no, seqs, ['pending', 'queued'], 'running', { jobId: `replay-${j}`, hold: true }),
     );
     if (claimed.length !== seqs.length) throw new Error(`replay: claimed ${claimed.length} of ${seqs.length} cells`);
     // As the runner does: the cells of every other tool column are read with the rows.

@@ -25,6 +25,7 @@ import { workTasks } from './025-work-tasks.ts';
 import { jobTenants } from './022-job-tenants.ts';
 import { uploads } from './021-uploads.ts';
 import { outboxHanded } from './026-outbox-handed.ts';
+import { cellHolders } from './027-cell-holders.ts';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export function migrationProvider(types: SchemaTypes): MigrationProvider {
@@ -56,6 +57,7 @@ export function migrationProvider(types: SchemaTypes): MigrationProvider {
         '024-invitations': invitations(types),
         '025-work-tasks': workTasks(types),
         '026-outbox-handed': outboxHanded(types),
+        '027-cell-holders': cellHolders(types),
       };
     },
   };

@@ -180,6 +180,10 @@ export class RowWriter {
     });
   }
 
+  /**
+   * Cells of one of `from` moved to `to`. Without `by`, whatever job held them lets go; with it (an
+   * enrichment job's move), only cells held by no job or by `by.jobId` move, held by it after if `by.hold`.
+   */
   async moveStatus(
     projectPk: number,
     colNo: number,
@@ -188,7 +192,9 @@ export class RowWriter {
     seqs?: number[],
     jobs?: JobsOf<number[]>,
     runId?: string | null,
+    by?: { jobId: string; hold: boolean },
   ): Promise<number[]> {
+    const held = { held_by: by?.hold ? by.jobId : null };
     return this.writes.run(
       projectPk,
       { kind: 'cells', colNo, valuesToo: false },
@@ -204,12 +210,14 @@ export class RowWriter {
             .where('col_no', '=', colNo)
             .where('status', 'in', from);
           if (part) q = q.where('seq', 'in', integerList(part));
+          // The lock makes a concurrent claim wait, then read the holder this one wrote.
+          if (by) q = q.where((eb) => eb.or([eb('held_by', 'is', null), eb('held_by', '=', by.jobId)]));
           const found = (await this.database.dialect.locking.lockedRead(q).execute()).map((r) => Number(r.seq));
           await change(found, 'update', async () => {
             for (const ids of chunks(found, this.inList)) {
               await trx
                 .updateTable('cell_keys')
-                .set(runId === undefined ? { status: to } : { status: to, run_id: runId })
+                .set(runId === undefined ? { status: to, ...held } : { status: to, run_id: runId, ...held })
                 .where('project_pk', '=', projectPk)
                 .where('col_no', '=', colNo)
                 .where('seq', 'in', integerList(ids))

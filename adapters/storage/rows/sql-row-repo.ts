@@ -105,6 +105,18 @@ export class SqlRowRepo implements RowRepo {
     return this.writer.moveStatus(projectPk, colNo, from, to, seqs, jobs, runId);
   }
 
+  moveHeld(
+    projectPk: number,
+    colNo: number,
+    seqs: number[],
+    from: CellStatus[],
+    to: CellStatus,
+    by: { jobId: string; hold: boolean },
+    jobs?: JobsOf<number[]>,
+  ): Promise<number[]> {
+    return this.writer.moveStatus(projectPk, colNo, from, to, seqs, jobs, undefined, by);
+  }
+
   runsOf(projectPk: number, colNo: number, seqs: number[]): Promise<Map<number, string>> {
     return this.reader.runsOf(projectPk, colNo, seqs);
   }

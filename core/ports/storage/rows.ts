@@ -63,6 +63,7 @@ export interface RowRepo {
   /**
    * Rows of one column whose cell status is one of `from`, moved to `to`; returns their seqs.
    * `runId` (a run's id, or null for none) records the run that queues them; undefined keeps it.
+   * Whatever job held a cell moved so lets go of it (`moveHeld`).
    */
   moveStatus(
     projectPk: number,
@@ -72,6 +73,21 @@ export interface RowRepo {
     seqs?: number[],
     jobs?: JobsOf<number[]>,
     runId?: string | null,
+  ): Promise<number[]>;
+  /**
+   * An enrichment job's move of tool cells: of `seqs`, those whose status is one of `from` and that
+   * no job holds, or `by.jobId` does, move to `to`; a cell another job holds is left to it. With
+   * `by.hold` the moved cells are held by `by.jobId` (its claim, its own retry), else by none. One job
+   * holds a cell at a time, so a cell runs and is charged in one job (docs/decisions.md). Returns their seqs.
+   */
+  moveHeld(
+    projectPk: number,
+    colNo: number,
+    seqs: number[],
+    from: CellStatus[],
+    to: CellStatus,
+    by: { jobId: string; hold: boolean },
+    jobs?: JobsOf<number[]>,
   ): Promise<number[]>;
   /** Live rows of the project holding these unique keys: key → seq. */
   findKeys(projectPk: number, keys: string[]): Promise<Map<string, number>>;
