@@ -28,6 +28,8 @@ interface StepsOutcome {
   /** Rows a cap stopped. */
   held: HeldRow[];
   lastError: string;
+  /** The longest Retry-After a retried row's provider gave (0: none): the job's retry waits at least that. */
+  retryAfterMs: number;
   /** Provenance of each settled row: the tool that settled it, when, and whether from the cache. */
   sources: Map<number, Omit<CellMeta, 'credits'>>;
   /** Net credits each row cost. */
@@ -47,7 +49,7 @@ const source = (tool: AnyTool, at: number, cached: boolean): Omit<CellMeta, 'cre
  * run → classify, step after step, until every row is settled, waits for a retry, or the steps end.
  */
 async function runSteps(kernel: Kernel, batch: EnrichBatch, jobCtx: JobContext, open: OpenRow[], settled: Settled): Promise<StepsOutcome> {
-  const out: StepsOutcome = { retry: [], held: [], lastError: '', sources: new Map(), spent: new Map(), figures: [] };
+  const out: StepsOutcome = { retry: [], held: [], lastError: '', retryAfterMs: 0, sources: new Map(), spent: new Map(), figures: [] };
   const { spent } = out; // credits each row has cost this run (the per-row cap)
   for (const [position, step] of batch.steps.entries()) {
     if (open.length === 0) break;
@@ -90,6 +92,7 @@ async function runSteps(kernel: Kernel, batch: EnrichBatch, jobCtx: JobContext, 
     if (outcome.toCache.length && ttl > 0) await kernel.storage.cache.putMany(outcome.toCache, ttl, fetchedAt);
     out.retry.push(...outcome.retry.map((r) => r.row.seq));
     if (outcome.retry.length) out.lastError = outcome.lastError;
+    out.retryAfterMs = Math.max(out.retryAfterMs, outcome.retryAfterMs);
     // What this tool did, for its stats and `order: "auto"`: rows it settled or passed on (not those retried later).
     const attempts = paid.length - outcome.retry.length;
     out.figures.push({
@@ -196,7 +199,7 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
   const settled: Settled = new Map();
   const sorted = sortByDependencies(batch);
   const open = await applyRunCondition(kernel.expressions, column.runCondition, sorted.open, settled);
-  const { retry, held, lastError, sources, spent, figures } = await runSteps(kernel, batch, jobCtx, open, settled);
+  const { retry, held, lastError, retryAfterMs, sources, spent, figures } = await runSteps(kernel, batch, jobCtx, open, settled);
   // Provenance: each cell a tool settled keeps which tool, when, what it cost and whether cached.
   for (const [seq, cell] of settled) {
     const from = sources.get(seq);
@@ -228,9 +231,10 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
   }
   if (held.length) await releaseHeld(kernel, batch, held);
   if (retry.length) {
-    // The rows that are done stay written; only these are tried again, after the queue's backoff.
+    // The rows that are done stay written; only these are tried again, after the queue's backoff or
+    // the provider's Retry-After, whichever is longer (core/jobs/retry-policy.ts).
     await rows.moveStatus(project.pk, column.no, ['running'], 'queued', retry);
-    throw retryableError(`${retry.length} row(s) will be retried: ${lastError}`);
+    throw retryableError(`${retry.length} row(s) will be retried: ${lastError}`, retryAfterMs || undefined);
   }
   log.debug('enrichment batch done', { job_id: job.id, column: column.id, cells: settled.size, waiting: sorted.waiting.length });
 }
