@@ -175,6 +175,24 @@ describe('enrichment host steps', () => {
     expect(b.refund.map((r) => r.row.row.seq)).toEqual([2, 3, 4, 5]);
   });
 
+  test('classifyResults: the retry waits the longest Retry-After its rows were given', () => {
+    const ready = [1, 2, 3].map(
+      (seq) => ({ ...open(seq, {}), item: { rowId: String(seq), config: {}, row: {} }, chargeKey: `k${seq}` }) as ReadyRow,
+    );
+    const results = [
+      { status: 'error' as const, error: '429', retryable: true, retryAfterMs: 2000 },
+      { status: 'error' as const, error: '503', retryable: true },
+      { status: 'error' as const, error: '429', retryable: true, retryAfterMs: 5000 },
+    ];
+    const step = { tool: tool({}), config: {}, isLast: true, cacheKeys: new Map() };
+    expect(classifyResults({ ...step, lastAttempt: false }, ready, results, new Map()).retryAfterMs).toBe(5000);
+    expect(
+      classifyResults({ ...step, lastAttempt: false }, ready, [results[1], results[1], results[1]] as never, new Map()).retryAfterMs,
+    ).toBe(0);
+    // The last attempt settles the rows: nothing waits.
+    expect(classifyResults({ ...step, lastAttempt: true }, ready, results, new Map()).retryAfterMs).toBe(0);
+  });
+
   test('classifyResults: a tool priced per unit gives back the units a settled row did not use', () => {
     const perUnit = tool({
       cost: { credits: 2, per: 'attempt' },

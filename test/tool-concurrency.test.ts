@@ -4,6 +4,7 @@ import { loadConfig } from '../core/config.ts';
 import { runTool } from '../core/handlers/enrichment/run-tool.ts';
 import { assertTool, PluginDefinitionError } from '../core/plugins/definition-checks.ts';
 import type { AnyTool, EnrichResult, ToolContext } from '../core/plugins/plugin-types.ts';
+import { ProviderError } from '../core/plugins/provider-http.ts';
 import { runTool as runInHarness } from '../sdk/plugin-testing/index.ts';
 
 /**
@@ -45,7 +46,10 @@ function tool(over: Partial<AnyTool>): AnyTool {
 /** A budget that counts the tokens taken. */
 function countingBudget() {
   const taken: string[] = [];
-  return { taken, deps: { rateLimiter: { acquire: async (key: string) => void taken.push(key) }, config: { limits } } };
+  return {
+    taken,
+    deps: { rateLimiter: { acquire: async (key: string) => void taken.push(key), pause: async () => {} }, config: { limits } },
+  };
 }
 
 describe('per-row tools run with the host’s concurrency and budget', () => {
@@ -104,6 +108,45 @@ describe('per-row tools run with the host’s concurrency and budget', () => {
       { status: 'ok', value: 1 },
     ]);
     for (const r of results.slice(2)) expect(r).toEqual({ status: 'error', error: 'provider answered 503', retryable: true });
+  });
+
+  test('a provider’s Retry-After: the rows a thrown error stopped carry it, and the provider’s budget is paused that long (capped)', async () => {
+    const paused: [string, number][] = [];
+    const deps = {
+      rateLimiter: { acquire: async () => {}, pause: async (key: string, _rule: unknown, ms: number) => void paused.push([key, ms]) },
+      config: { limits, queue: { maxRetryDelayMs: 5000 } },
+    };
+    const throttled = tool({
+      concurrency: 1,
+      async enrichOne(item) {
+        const n = (item.config as { n: number }).n;
+        if (n === 1) throw new ProviderError('provider answered HTTP 429', 429, true, 2000);
+        return { status: 'ok', value: n };
+      },
+    });
+    const results = await runTool(deps, throttled, items(3), live);
+    expect(results[0]).toEqual({ status: 'ok', value: 0 });
+    for (const r of results.slice(1))
+      expect(r).toEqual({ status: 'error', error: 'provider answered HTTP 429', retryable: true, retryAfterMs: 2000 });
+    expect(paused).toEqual([['provider:per-row-provider', 2000]]);
+
+    // A batch tool's result may carry it too (SDK 1.4); a wait past JOB_MAX_RETRY_DELAY_MS pauses only that long.
+    paused.length = 0;
+    const batch = tool({
+      enrich: async (rows) =>
+        rows.map(() => ({ status: 'error', error: 'busy', retryable: true, retryAfterMs: 3_600_000 }) as EnrichResult),
+    });
+    expect((await runTool(deps, batch, items(2), live))[0]).toMatchObject({ retryAfterMs: 3_600_000 });
+    expect(paused).toEqual([
+      ['provider:per-row-provider', 5000],
+      ['provider:per-row-provider', 5000],
+    ]);
+
+    // A tool without a rateLimit has no budget to pause; its rows still carry the wait for their retry.
+    paused.length = 0;
+    const unbudgeted = { ...throttled, provider: { id: 'free', requiredEnv: [] } } as AnyTool;
+    expect((await runTool(deps, unbudgeted, items(2), live))[1]).toMatchObject({ retryAfterMs: 2000 });
+    expect(paused).toEqual([]);
   });
 
   test('the plugin-testing harness runs the same host step: per-row tools work there unchanged', async () => {

@@ -131,7 +131,17 @@ export interface ToolItem<C> {
 export type EnrichResult = (
   | { status: 'ok'; value: unknown }
   | { status: 'no_result'; reason?: string }
-  | { status: 'error'; error: string; retryable: boolean }
+  | {
+      status: 'error';
+      error: string;
+      retryable: boolean;
+      /**
+       * With `retryable` (SDK 1.4): the provider's Retry-After in ms. The row is retried no sooner
+       * (up to JOB_MAX_RETRY_DELAY_MS), and a provider with a `rateLimit` gets no request meanwhile.
+       * A thrown ProviderError's `retryAfterMs` counts the same.
+       */
+      retryAfterMs?: number;
+    }
 ) & {
   /**
    * For a tool priced per unit (`costUnits`, SDK 1.3): the units this row used. The credits of the

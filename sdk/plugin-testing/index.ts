@@ -133,14 +133,14 @@ function refuse(what: string, problems: { path: string; message: string }[]): vo
 }
 
 /** Tests call the provider stand-in as fast as it answers: no deployment-wide budget to share. */
-const NO_BUDGET = { rateLimiter: { acquire: async () => {} }, config: { limits: defaults.limits } };
+const NO_BUDGET = { rateLimiter: { acquire: async () => {}, pause: async () => {} }, config: { limits: defaults.limits } };
 
 /**
  * Runs a tool over rows (column name → value) with one column `config`, through the host's own
  * steps (core/handlers/enrichment/): the config is checked (schema, then `checkConfig`), its
  * `{{Column}}` templates are rendered over each row, a row missing a `requires` input is `skipped`,
  * the rest run as the host runs them — `enrich` in batches of `batchSize` (a batch that throws
- * gives each of its rows `{status: 'error', error, retryable}`), or `enrichOne` with the host's
+ * gives each of its rows `{status: 'error', error, retryable}`, with its `retryAfterMs` when it has one), or `enrichOne` with the host's
  * concurrency (a thrown error stops the rows not yet started). A found value that `isValid` refuses
  * is `no_result`; one too large for a cell is an error. Answers one outcome per row, in order.
  */

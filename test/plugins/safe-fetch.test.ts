@@ -223,6 +223,9 @@ describe('providerJson over safeFetch', () => {
       '/echo-key': (r) => Response.json({ error: `bad key ${r.headers.get('x-api-key')}` }, { status: 401 }),
       '/busy': () => new Response('slow down', { status: 429, headers: { 'retry-after': '3' } }),
       '/down': () => new Response('oops', { status: 503 }),
+      // Retry-After as an HTTP date (RFC 9110), 5 s ahead: whole seconds, so 4–5 s from now.
+      '/maintenance': () =>
+        new Response('back soon', { status: 503, headers: { 'retry-after': new Date(Date.now() + 5000).toUTCString() } }),
     });
   });
   afterAll(() => {
@@ -242,7 +245,11 @@ describe('providerJson over safeFetch', () => {
     const busy = await failure(providerJson(ctx, `${server.url}/busy`, {}));
     expect([busy.status, busy.retryable, busy.retryAfterMs]).toEqual([429, true, 3000]);
     const down = await failure(providerJson(ctx, `${server.url}/down`, {}));
-    expect([down.status, down.retryable]).toEqual([503, true]);
+    expect([down.status, down.retryable, down.retryAfterMs]).toEqual([503, true, undefined]);
+    const later = await failure(providerJson(ctx, `${server.url}/maintenance`, {}));
+    expect([later.status, later.retryable]).toEqual([503, true]);
+    expect(later.retryAfterMs).toBeGreaterThan(3000);
+    expect(later.retryAfterMs).toBeLessThanOrEqual(5000);
   });
 
   test('a header that cannot be sent is a permanent ProviderError, never a retried network failure', async () => {

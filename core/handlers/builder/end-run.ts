@@ -1,8 +1,10 @@
 import { settleBuilderCredits } from '../../credits/charges.ts';
 import { isStoreUnavailable } from '../../errors.ts';
 import { log } from '../../log.ts';
+import { retryPolicy } from '../../jobs/retry-policy.ts';
 import { ProviderError } from '../../plugins/provider-http.ts';
-import { retryableError } from '../../ports/queue.ts';
+import { JobError, retryableError } from '../../ports/queue.ts';
+import { pauseProviderBudget } from '../../ports/rate-limiter.ts';
 import { StaleBuilderRun } from '../../ports/storage.ts';
 import { type BuilderRun, note, settleCancelled } from './builder-run.ts';
 import { failRun, forgetUpload, tellBuilderEnded } from './run-events-and-uploads.ts';
@@ -50,7 +52,9 @@ export async function projectGone(run: BuilderRun): Promise<void> {
 /**
  * A failure mid-run. Pages still being written end first, and the run reports (and logs) only what
  * committed. Another attempt carrying the run, the database away (the checkpoint holds) and a
- * provider's retryable error before the last attempt are retried; anything else fails the run.
+ * provider's retryable error before the last attempt are retried — no sooner than the provider's
+ * Retry-After when it gave one (its budget paused as long: run-tool.ts heedRetryAfter does the same
+ * for tools); anything else fails the run.
  */
 export async function endOnError(run: BuilderRun, e: unknown): Promise<void> {
   const { kernel, project, builder, job, jobCtx, pending, logEntries } = run;
@@ -70,14 +74,22 @@ export async function endOnError(run: BuilderRun, e: unknown): Promise<void> {
   }
   const message = e instanceof Error ? e.message : String(e);
   if (isStoreUnavailable(e)) throw retryableError(`database unreachable: ${message}`);
-  const retryable = e instanceof ProviderError ? e.retryable : false;
+  // A provider's error, or the host's own when the provider's budget is paused (awaitProviderBudget).
+  const retryable = e instanceof ProviderError || e instanceof JobError ? e.retryable : false;
   if (retryable && !jobCtx.lastAttempt) {
+    const retryAfterMs = (e as ProviderError | JobError).retryAfterMs;
+    if (retryAfterMs && retryAfterMs > 0) {
+      const ms = Math.min(retryAfterMs, retryPolicy(kernel.config.queue).maxRetryDelayMs);
+      await pauseProviderBudget(kernel.rateLimiter, builder, run.ctx.providerMode, ms).catch((pauseError) =>
+        log.warn('could not pause a provider budget', { ...fieldsOf(run), error: (pauseError as Error).message }),
+      );
+    }
     // The checkpoint is already saved with the last page: the retry continues from there.
     await kernel.storage.projects.setBuilderState(project.pk, {
       builderStatus: 'running',
       log: note(run, { step: 'retry', message: `will retry: ${message}`, attempt: job.attempt, error: message }),
     });
-    throw retryableError(message);
+    throw retryableError(message, retryAfterMs);
   }
   await settleBuilderCredits(kernel, project.workspaceId, project.id, builder, run.created, run.scope);
   const failed = note(run, { step: 'failed', message: 'run failed', attempt: job.attempt, error: message, total_rows: run.created });

@@ -13,6 +13,8 @@ export interface Classified {
   /** Rows worth another try later (429, 5xx, timeout) while attempts remain. */
   retry: ReadyRow[];
   lastError: string;
+  /** The longest wait a retried row's provider asked for (its Retry-After; 0: none): the retry comes no sooner. */
+  retryAfterMs: number;
   /** Credits settled rows get back: a per-result tool's that found nothing, a per-unit tool's units not used. */
   refund: Refund[];
   /** Found values to keep under their cache key. */
@@ -33,7 +35,7 @@ export function classifyResults(
   results: EnrichResult[],
   settled: Settled,
 ): Classified {
-  const out: Classified = { next: [], retry: [], lastError: '', refund: [], toCache: [], found: 0 };
+  const out: Classified = { next: [], retry: [], lastError: '', retryAfterMs: 0, refund: [], toCache: [], found: 0 };
   results.forEach((r, j) => {
     const row = ready[j] as ReadyRow;
     const found = isFound(o.tool, r);
@@ -44,6 +46,7 @@ export function classifyResults(
       // Its charge stays recorded under this job's key, so the retry does not pay again.
       out.retry.push(row);
       out.lastError = r.error;
+      out.retryAfterMs = Math.max(out.retryAfterMs, r.retryAfterMs ?? 0);
     } else if (r.status === 'ok' && found) {
       settled.set(row.row.seq, { v: r.value, s: 'completed' });
       out.found++;

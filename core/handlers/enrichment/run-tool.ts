@@ -1,12 +1,14 @@
 import type { Config } from '../../config.ts';
+import { retryPolicy } from '../../jobs/retry-policy.ts';
+import { log } from '../../log.ts';
 import type { AnyTool, EnrichResult, ToolContext, ToolItem } from '../../plugins/plugin-types.ts';
 import { cellValueProblem, type SizeLimits } from '../../rows/cell-limits.ts';
-import { awaitProviderBudget, type RateLimiter } from '../../ports/rate-limiter.ts';
+import { awaitProviderBudget, pauseProviderBudget, type RateLimiter } from '../../ports/rate-limiter.ts';
 
-/** What running a tool needs of the host: the provider budgets and the cell size limits. */
+/** What running a tool needs of the host: the provider budgets, the cell size limits, the longest Retry-After heeded. */
 export interface ToolRunDeps {
-  rateLimiter: Pick<RateLimiter, 'acquire'>;
-  config: { limits: Config['limits'] };
+  rateLimiter: Pick<RateLimiter, 'acquire' | 'pause'>;
+  config: { limits: Config['limits']; queue?: Config['queue'] };
 }
 
 /** Rows of an `enrichOne` tool in flight at once when it does not say. */
@@ -19,12 +21,28 @@ export function fitsACell(result: EnrichResult, limits: SizeLimits): EnrichResul
   return problem ? { status: 'error', error: `the result ${problem}`, retryable: false } : result;
 }
 
-/** A thrown error as the result of each row it failed, retryable as it says. */
-const failedWith = (e: unknown): EnrichResult => ({
-  status: 'error',
-  error: (e as Error).message,
-  retryable: (e as { retryable?: unknown }).retryable === true,
-});
+/** A thrown error as the result of each row it failed, retryable as it says, with the provider's Retry-After when it has one. */
+function failedWith(e: unknown): EnrichResult {
+  const { retryable, retryAfterMs } = e as { retryable?: unknown; retryAfterMs?: unknown };
+  const wait = retryable === true && typeof retryAfterMs === 'number' && retryAfterMs > 0 ? { retryAfterMs } : {};
+  return { status: 'error', error: (e as Error).message, retryable: retryable === true, ...wait };
+}
+
+/**
+ * A provider that asked to wait (a retryable result or thrown error with `retryAfterMs`): its budget,
+ * when the tool declares a `rateLimit`, gives no token until then (at most JOB_MAX_RETRY_DELAY_MS),
+ * so the job's other rows and every other job of that provider stop asking it. The rows themselves
+ * are retried by their job no sooner (run-enrichment.ts, the queue's retry policy).
+ */
+async function heedRetryAfter(deps: ToolRunDeps, tool: AnyTool, ctx: ToolContext, result: EnrichResult): Promise<void> {
+  if (result.status !== 'error' || !result.retryable || !result.retryAfterMs || !(result.retryAfterMs > 0)) return;
+  const ms = Math.min(result.retryAfterMs, retryPolicy(deps.config.queue ?? {}).maxRetryDelayMs);
+  try {
+    await pauseProviderBudget(deps.rateLimiter, tool, ctx.providerMode, ms);
+  } catch (e) {
+    log.warn('could not pause a provider budget', { tool: tool.id, error: (e as Error).message });
+  }
+}
 
 /**
  * Step 7, run: the step's tool over the items, within its provider's rate limit. A batch tool
@@ -49,8 +67,10 @@ export async function runTool(
       const results = await (tool.enrich as NonNullable<AnyTool['enrich']>)(batch, ctx);
       if (results.length !== batch.length) throw new Error(`tool ${tool.id} returned ${results.length} results for ${batch.length} rows`);
       out.push(...results.map((r) => fitsACell(r, deps.config.limits)));
+      for (const r of results) await heedRetryAfter(deps, tool, ctx, r);
     } catch (e) {
       out.push(...batch.map(() => failedWith(e)));
+      await heedRetryAfter(deps, tool, ctx, failedWith(e));
     }
   }
   return out;
@@ -65,14 +85,20 @@ async function enrichEach(deps: ToolRunDeps, tool: AnyTool, items: ToolItem<Reco
   const out: (EnrichResult | undefined)[] = new Array(items.length);
   let next = 0;
   let failure: { error: unknown } | undefined;
+  let longestWait = 0; // the longest Retry-After any lane's error carried: the rows it stopped wait that long
   const lane = async () => {
     while (!failure && next < items.length && !ctx.signal.aborted) {
       const i = next++;
       try {
         await awaitProviderBudget(deps.rateLimiter, tool, ctx.providerMode, ctx.signal);
-        out[i] = fitsACell(await enrichOne(items[i] as ToolItem<Record<string, unknown>>, ctx), deps.config.limits);
+        const result = fitsACell(await enrichOne(items[i] as ToolItem<Record<string, unknown>>, ctx), deps.config.limits);
+        await heedRetryAfter(deps, tool, ctx, result);
+        out[i] = result;
       } catch (error) {
         failure ??= { error };
+        const failed = failedWith(error);
+        if (failed.status === 'error' && failed.retryAfterMs) longestWait = Math.max(longestWait, failed.retryAfterMs);
+        await heedRetryAfter(deps, tool, ctx, failed);
       }
     }
   };
@@ -80,6 +106,7 @@ async function enrichEach(deps: ToolRunDeps, tool: AnyTool, items: ToolItem<Reco
   // A stopped job (its project deleted, the queue closing) settles nothing more.
   if (ctx.signal.aborted) throw ctx.signal.reason;
   const failed = failure ? failedWith(failure.error) : undefined;
+  if (failed?.status === 'error' && failed.retryable && longestWait > 0) failed.retryAfterMs = longestWait;
   // Array.from, not map: rows never started are holes, which map would skip.
   return Array.from(out, (r) => r ?? (failed as EnrichResult));
 }

@@ -170,7 +170,11 @@ test('a 429 without Retry-After is waited out by X-HubSpot-RateLimit-Interval-Mi
 test('a throttle longer than a row should wait goes back to the host as a retryable error', async () => {
   const hs = fake({ limit: { max: 1, windowMs: 60_000 } });
   const out = await runTool(hubspotSync, [{ Email: 'ada@acme.test' }], { object: 'contacts', key: '{{Email}}' }, live(hs));
-  expect(out).toEqual([{ status: 'error', error: expect.stringContaining('HubSpot answered HTTP 429'), retryable: true }]);
+  // With the wait HubSpot asked for, which the host waits out before the retry (SDK 1.4).
+  expect(out).toEqual([
+    { status: 'error', error: expect.stringContaining('HubSpot answered HTTP 429'), retryable: true, retryAfterMs: expect.any(Number) },
+  ]);
+  expect((out[0] as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(10_000);
   expect(hs.log.filter((l) => l.status === 429)).toHaveLength(1);
 });
 
