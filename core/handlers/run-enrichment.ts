@@ -175,12 +175,14 @@ async function unstall(kernel: Kernel, batch: EnrichBatch, waiting: number[]): P
     if (stopped) stalled.push(r.seq);
     else if (deps.every((d) => !UNSETTLED.has(r.cells[d.no]?.s ?? 'pending'))) ready.push(r.seq);
   }
-  if (stalled.length) await kernel.storage.rows.moveStatus(project.pk, column.no, ['queued'], 'pending', stalled);
+  // Cells another job took meanwhile (and holds for its retry) are its own: left to it.
+  const mine = { jobId: batch.jobId, hold: false };
+  if (stalled.length) await kernel.storage.rows.moveHeld(project.pk, column.no, stalled, ['queued'], 'pending', mine);
   if (ready.length) {
     await writeStartingJobs(
       kernel,
       (queued: number[]) => enrichmentJobs(kernel, project, column, queued),
-      (jobs) => kernel.storage.rows.moveStatus(project.pk, column.no, ['queued'], 'queued', ready, jobs),
+      (jobs) => kernel.storage.rows.moveHeld(project.pk, column.no, ready, ['queued'], 'queued', mine, jobs),
     );
   }
 }
@@ -188,8 +190,8 @@ async function unstall(kernel: Kernel, batch: EnrichBatch, waiting: number[]): P
 /**
  * Fills one tool column for a batch of rows, as named steps: claim → dependencies → run condition →
  * (per tool: prepare → cache → charge → run → classify) → write → follow-ups → retry. Idempotent:
- * only cells still `queued` (or `running`, left by a worker that died) are claimed, so a redelivered
- * job finds them settled and does nothing.
+ * only cells still `queued` (or `running` in this job, left by a worker that died) are claimed, so
+ * a redelivered job finds them settled and does nothing.
  */
 export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobContext): Promise<void> {
   const batch = await claimBatch(kernel, job.id, job.payload as EnrichPayload);
@@ -233,7 +235,8 @@ export async function runEnrichmentJob(kernel: Kernel, job: Job, jobCtx: JobCont
   if (retry.length) {
     // The rows that are done stay written; only these are tried again, after the queue's backoff or
     // the provider's Retry-After, whichever is longer (core/jobs/retry-policy.ts).
-    await rows.moveStatus(project.pk, column.no, ['running'], 'queued', retry);
+    // Still held by this job: no other job runs (and charges) them before its retry.
+    await rows.moveHeld(project.pk, column.no, retry, ['running'], 'queued', { jobId: job.id, hold: true });
     throw retryableError(`${retry.length} row(s) will be retried: ${lastError}`, retryAfterMs || undefined);
   }
   log.debug('enrichment batch done', { job_id: job.id, column: column.id, cells: settled.size, waiting: sorted.waiting.length });
