@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connect } from './mcp/mcp-support.ts';
-import { badAnswers, watchDoors } from './support/door-watch.ts';
+import { faultBreaches, watchDoors } from './support/door-watch.ts';
 import { type FakeServer, startFakeServer } from './support/fake-providers.ts';
 import { type GaleraService, startGaleraService } from './support/galera-service.ts';
 import { allRows, csvProject, progress, type Rest, restClient, until } from './support/rest-steps.ts';
@@ -97,15 +97,8 @@ test('kill -9 of a Galera node mid-enrichment: every row and cell once and right
   for (const name of clients.added) expect(side).toContain(name);
   expect(side.filter((n) => n !== 'first' && !clients.added.includes(n) && !clients.unsure.includes(n))).toEqual([]);
 
-  // No 500 anywhere. Asked while the node was dead, every door answered within 2 s, and never 503:
-  // two nodes took writes. Its return (view changes, the state transfer) pauses commits for moments
-  // too (docs/operations.md), so from then on an answer only has to come (a hang, not a pause, fails).
-  expect(badAnswers(clients.answers)).toEqual([]);
-  const dead = clients.answers.filter((a) => a.at >= killedAt && a.at < restartedAt);
-  for (const door of ['rest-0', 'rest-1', 'mcp']) expect(dead.filter((a) => a.door === door && a.status < 300).length).toBeGreaterThan(0);
-  expect(dead.filter((a) => a.ms >= 2_000).map((a) => ({ ...a, afterKill: a.at - killedAt }))).toEqual([]);
-  expect(clients.answers.filter((a) => a.at >= killedAt && a.status === 503)).toEqual([]);
-  expect(clients.answers.filter((a) => a.ms >= 20_000)).toEqual([]);
+  // No 500 anywhere; after the kill, every door answered within 2 s, and never 503 (two nodes took writes).
+  expect(faultBreaches(clients.answers, ['rest-0', 'rest-1', 'mcp'], killedAt, restartedAt)).toEqual([]);
 
   // The node came back and caught up: the same rows on every node.
   const pk = (await s.storage.projects.get(s.workspaceId, projectId))?.pk as number;

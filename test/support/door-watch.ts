@@ -95,3 +95,31 @@ export function watchDoors(rest: string[], key: string, mcp: Client, readProject
 export function badAnswers(answers: Answer[]): Answer[] {
   return answers.filter((a) => !(a.status >= 200 && a.status < 300) && !(a.status === 503 && (a.door === 'mcp' || a.retryAfter !== null)));
 }
+
+const shown = (a: Answer, killedAt: number) =>
+  `${a.door} asked ${a.at - killedAt} ms after the kill: ${a.status} in ${a.ms} ms ${a.detail ?? ''}`;
+
+/**
+ * What the fault tests hold every door to when one node of three dies at `killedAt` and is started
+ * again at `restartedAt`; answers the breaches (none when kept):
+ * - no 500 (nor network error) at any time; a 503 only with Retry-After, and none asked after the
+ *   kill: two nodes could take writes;
+ * - each door answered a request asked after the kill successfully within 2 s of the kill;
+ * - while the node was dead, every answer came within 2 s (asked up to 2 s before its restart,
+ *   whose view changes pause commits for moments of their own);
+ * - nothing hung (20 s) at any time, the restart included.
+ */
+export function faultBreaches(answers: Answer[], doors: string[], killedAt: number, restartedAt: number): string[] {
+  const breaches = badAnswers(answers).map((a) => `bad answer: ${shown(a, killedAt)}`);
+  for (const a of answers.filter((x) => x.at >= killedAt && x.status === 503))
+    breaches.push(`503 with two nodes up: ${shown(a, killedAt)}`);
+  for (const door of doors) {
+    const served = answers.filter((a) => a.door === door && a.at >= killedAt && a.status < 300).map((a) => a.at + a.ms);
+    const first = Math.min(...served) - killedAt;
+    if (!(first < 2_000)) breaches.push(`${door} answered first ${first} ms after the kill`);
+  }
+  const dead = answers.filter((a) => a.at >= killedAt && a.at <= restartedAt - 2_000);
+  for (const a of dead.filter((x) => x.ms >= 2_000)) breaches.push(`slow while the node was dead: ${shown(a, killedAt)}`);
+  for (const a of answers.filter((x) => x.ms >= 20_000)) breaches.push(`hung: ${shown(a, killedAt)}`);
+  return breaches;
+}

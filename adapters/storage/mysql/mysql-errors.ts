@@ -11,11 +11,16 @@ const NEVER_SENT = /Can't add new command when connection is in closed state/;
 type DriverError = { code?: string; errno?: number; message?: string; cause?: unknown } | undefined;
 
 /**
- * ER_UNKNOWN_COM_ERROR (1047): a Galera node that cannot serve — joining, donating by a blocking
- * method, or cut off from the cluster's majority — answers "WSREP has not yet prepared node for
- * application use" to every statement without running it.
+ * A Galera node that cannot serve — joining, donating by a blocking method, or cut off from the
+ * cluster's majority — answers ER_UNKNOWN_COM_ERROR (1047, "WSREP has not yet prepared node for
+ * application use") to every statement without running it, or refuses a commit it cannot replicate
+ * with ER_ERROR_DURING_COMMIT (1180, "…provider status: Not connected to Primary Component"), the
+ * transaction rolled back.
  */
-const notReady = (err: DriverError) => err?.errno === 1047 || err?.code === 'ER_UNKNOWN_COM_ERROR';
+const notReady = (err: DriverError) =>
+  err?.errno === 1047 ||
+  err?.code === 'ER_UNKNOWN_COM_ERROR' ||
+  (err?.errno === 1180 && /provider status|Primary Component/i.test(String(err.message)));
 
 /** mysql2's errors: ER_DUP_ENTRY (1062) for a unique key; connection codes for an outage. */
 export const mysqlErrors: DialectErrors = {

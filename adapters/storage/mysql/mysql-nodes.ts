@@ -19,7 +19,7 @@ interface Node {
  * spreading one process's writes), and moves at once to the next when that node cannot connect,
  * drops a connection, or answers that it is not ready (Galera's 1047 while joining or cut off from
  * the majority). A node out of use is probed in the background and taken back once it answers and
- * says it is ready, so no request waits on a dead host's connect timeout.
+ * says it is Synced, so no request waits on a dead host's connect timeout.
  *
  * mysql2's PoolCluster fails over on connect errors only: a node that accepts connections but
  * refuses statements (a Galera joiner) would keep getting them.
@@ -111,14 +111,19 @@ function connectionOf(pool: Pool): Promise<PoolConnection> {
   return new Promise((resolve, reject) => pool.getConnection((e, c) => (e ? reject(e) : resolve(c))));
 }
 
-/** Connects and asks the node whether it takes statements (`wsrep_ready`; a server outside a cluster has no such status). */
+/**
+ * Connects and asks the node whether it serves: ready and Synced (wsrep_local_state 4), as HAProxy's
+ * clustercheck asks. A restarted node says it is ready as soon as it is back in the primary
+ * component, before its state transfer: a commit there fails. A server outside a cluster has no
+ * such status, and serves.
+ */
 async function ready(pool: Pool): Promise<boolean> {
   try {
     const c = await connectionOf(pool);
     try {
-      const [rows] = await c.promise().query("SHOW STATUS LIKE 'wsrep_ready'");
-      const status = (rows as { Value?: string }[])[0];
-      return status === undefined || status.Value === 'ON';
+      const [rows] = await c.promise().query("SHOW STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state')");
+      const status = new Map((rows as { Variable_name: string; Value: string }[]).map((r) => [r.Variable_name, r.Value]));
+      return status.size === 0 || (status.get('wsrep_ready') === 'ON' && status.get('wsrep_local_state') === '4');
     } finally {
       c.release();
     }
