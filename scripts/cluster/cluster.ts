@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subprocess } from 'bun';
 import { freePort } from '../../test/support/free-port.ts';
-import { createDatabase, type MariaDbServer, startMariaDb } from '../../test/support/mariadb.ts';
+import type { GaleraCluster } from '../../test/support/galera.ts';
 import { type RedisServer, startRedis } from '../../test/support/redis.ts';
 import { type SentinelSet, startSentinelSet } from '../../test/support/sentinel.ts';
+import { type ClusterDatabase, startDatabase } from './database.ts';
 import { answers, Members, type Role, waitUntil } from './members.ts';
 import { nginxConfig } from './nginx-config.ts';
 
@@ -24,6 +25,8 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** Redis as a primary, a replica and three sentinels (test/support/sentinel.ts) instead of one server. */
   sentinel?: boolean;
+  /** A three-node MariaDB Galera cluster (test/support/galera.ts) instead of one MariaDB, the processes spread over its nodes. */
+  galera?: boolean;
 }
 
 export interface Cluster {
@@ -40,6 +43,8 @@ export interface Cluster {
   logDir: string;
   /** The Redis Sentinel set, with `sentinel: true` (to kill its primary). */
   sentinel?: SentinelSet;
+  /** The Galera cluster, with `galera: true` (to kill and restart its nodes). */
+  galera?: GaleraCluster;
   /** SIGTERM to one process, wait for its exit (a graceful one answers what it holds), start it again on the same port. */
   restart(role: Role, index: number): Promise<{ exitCode: number | null; downMs: number }>;
   stop(): Promise<void>;
@@ -95,7 +100,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const dir = mkdtempSync(join(tmpdir(), 'wfs-cluster-'));
   const logDir = join(dir, 'logs');
   mkdirSync(logDir);
-  let db: MariaDbServer | undefined;
+  let db: ClusterDatabase | undefined;
   let redis: RedisServer | undefined;
   let sentinel: SentinelSet | undefined;
   let nginx: Subprocess | undefined;
@@ -113,15 +118,15 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   };
 
   try {
-    db = await startMariaDb({ bufferPoolMb: 256 });
+    db = await startDatabase(options);
     if (options.sentinel) sentinel = await startSentinelSet();
     else redis = await startRedis({ ownServer: true, persistent: true });
     const redisEnv = sentinel ? sentinel.env : { REDIS_URL: (redis as RedisServer).url };
     const nginxPort = await freePort();
     const origin = `http://127.0.0.1:${nginxPort}`;
-    const env = sharedEnv(dir, origin, await createDatabase(db.url, 'wfs'), redisEnv, options.env);
+    const env = sharedEnv(dir, origin, db.url, redisEnv, options.env);
     // One process creates the workspace of the bootstrap key: several at once would race for it.
-    const started = new Members(env, logDir, { BOOTSTRAP_API_KEY: API_KEY });
+    const started = new Members(env, logDir, { BOOTSTRAP_API_KEY: API_KEY }, db.envOf);
     members = started;
     await started.startAll(counts);
     nginx = await startNginx(dir, nginxPort, started);
@@ -133,6 +138,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       apiKey: API_KEY,
       logDir,
       ...(sentinel ? { sentinel } : {}),
+      ...(db.galera ? { galera: db.galera } : {}),
       restart: (role, index) => started.restart(role, index),
       stop,
     };
