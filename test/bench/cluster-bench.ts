@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Cluster, type Role, startCluster } from '../../scripts/cluster/cluster.ts';
+import { galeraBench } from './galera-bench.ts';
 import { percentile } from './measure.ts';
 
 /**
@@ -187,4 +188,6 @@ async function run(cluster: Cluster): Promise<boolean> {
   return allErrors > 0 || lostRows !== 0 || lostCells !== 0 || badExit > 0;
 }
 
-await main();
+// --galera: one MariaDB beside a three-node Galera cluster (galera-bench.ts).
+if (process.argv.includes('--galera')) await galeraBench();
+else await main();

@@ -37,6 +37,12 @@ const SMOKES: Smoke[] = [
     printed: /cells\/s/,
   },
   { script: 'bench:cluster', env: { CLUSTER_BENCH_SECONDS: '3', CLUSTER_BENCH_ROWS: '200' }, printed: /requests\/s|req\/s/ },
+  {
+    script: 'bench:cluster',
+    args: ['--galera'],
+    env: { GALERA_BENCH_ROWS: '200', GALERA_BENCH_CELLS: '200', GALERA_BENCH_READS: '10' },
+    printed: /3 nodes \(Galera\)[\s\S]*first successful write/,
+  },
   { script: 'bench:console', env: { BENCH_BIG_ROWS: '2000', BENCH_SAMPLES: '1' }, printed: /ms/ },
   { script: 'bench:export', env: { BENCH_EXPORT_ROWS: '2000', BENCH_DIALECTS: 'sqlite,mysql' }, printed: /rows\/s/ },
   { script: 'bench:import', env: { BENCH_IMPORT_ROWS: '2000', BENCH_DIALECTS: 'sqlite,mysql' }, printed: /rows\/s/ },

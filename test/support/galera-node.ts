@@ -190,6 +190,15 @@ export class GaleraNode {
     return /Recovered position: ([0-9a-f-]+:-?\d+)/.exec(readFileSync(log, 'utf8'))?.[1];
   }
 
+  /** The last lines of the node's error log (state transfers write there too), for a failure's message. */
+  logTail(lines = 30): string {
+    try {
+      return readFileSync(join(this.dir, 'error.log'), 'utf8').split('\n').slice(-lines).join('\n');
+    } catch {
+      return '(no log)';
+    }
+  }
+
   /** wsrep status, or undefined while the node does not answer. */
   async status(): Promise<NodeStatus | undefined> {
     if (!this.running) return undefined;
@@ -218,12 +227,13 @@ export class GaleraNode {
     const deadline = Date.now() + timeoutMs;
     let last: NodeStatus | undefined;
     while (Date.now() < deadline) {
-      if (this.proc && !this.running)
-        throw new Error(`${this.name} exited (code ${this.proc.exitCode}); see ${join(this.dir, 'error.log')}`);
+      if (this.proc && !this.running) throw new Error(`${this.name} exited (code ${this.proc.exitCode}); its log ends:\n${this.logTail()}`);
       last = await this.status();
       if (last?.ready && last.state === 'Synced' && last.clusterSize === size) return;
       await Bun.sleep(200);
     }
-    throw new Error(`${this.name} not Synced in a cluster of ${size} within ${timeoutMs} ms (last: ${JSON.stringify(last)})`);
+    throw new Error(
+      `${this.name} not Synced in a cluster of ${size} within ${timeoutMs} ms (last: ${JSON.stringify(last)}); its log ends:\n${this.logTail()}`,
+    );
   }
 }

@@ -12,8 +12,9 @@ import { type RedisServer, startRedis } from './redis.ts';
 /** The plan of the test workspace: API access, no row or request limits. */
 const PLAN = 'galera';
 
-export interface GaleraService {
-  galera: GaleraCluster;
+export interface ServiceCluster {
+  /** The Galera cluster (absent on one MariaDB). */
+  galera?: GaleraCluster;
   /** The test's own connection to the cluster (hosts in the nodes' order), to set up and to check. */
   storage: SqlStorage;
   /** REST base URL of each API process (api-0 writes to node 1, api-1 to node 2). */
@@ -28,15 +29,30 @@ export interface GaleraService {
   stop(): Promise<void>;
 }
 
+export interface GaleraService extends ServiceCluster {
+  galera: GaleraCluster;
+}
+
+/** The service on a three-node Galera cluster (below). */
+export async function startGaleraService(o: { apis?: number; workers?: number; credits: number }): Promise<GaleraService> {
+  return (await startServiceCluster({ ...o, galera: true })) as GaleraService;
+}
+
 /**
- * The service as a Galera deployment runs it, for the fault tests: three Galera nodes, one Redis,
+ * The service as a Galera deployment runs it, for the fault tests and bench:cluster --galera: three
+ * Galera nodes (or, without `galera`, one MariaDB: the same processes, for comparison), one Redis,
  * API processes (SERVE=rest), one MCP process and workers (`app/worker.ts`), each started by
  * scripts/cluster's Members with a DATABASE_URL listing every node, its own first (scripts/cluster/
  * database.ts: api-0 on node 1, api-1 and worker-0 on node 2, mcp-0 and worker-1 on node 3). A
  * workspace with an API key and `credits` is made first. Test plugins (PLUGINS_DIR) are loaded;
  * providers may listen on loopback.
  */
-export async function startGaleraService(o: { apis?: number; workers?: number; credits: number }): Promise<GaleraService> {
+export async function startServiceCluster(o: {
+  galera: boolean;
+  apis?: number;
+  workers?: number;
+  credits: number;
+}): Promise<ServiceCluster> {
   const logDir = mkdtempSync(join(tmpdir(), 'wfs-galera-logs-'));
   let db: ClusterDatabase | undefined;
   let redis: RedisServer | undefined;
@@ -50,8 +66,8 @@ export async function startGaleraService(o: { apis?: number; workers?: number; c
     rmSync(logDir, { recursive: true, force: true });
   };
   try {
-    db = await startDatabase({ galera: true });
-    const galera = db.galera as GaleraCluster;
+    db = await startDatabase({ galera: o.galera });
+    const galera = db.galera;
     redis = await startRedis({ ownServer: true });
     storage = await openStorage(db.url, { migrate: true, poolSize: 4 });
     const ws = await storage.workspaces.create({ name: 'galera', plan: PLAN });
@@ -62,14 +78,14 @@ export async function startGaleraService(o: { apis?: number; workers?: number; c
     await members.startAll(counts);
     const started = members;
     return {
-      galera,
+      ...(galera ? { galera } : {}),
       storage,
       rest: started.portsOf('api').map((p) => `http://127.0.0.1:${p}/api/enterprise`),
       mcpUrl: `http://127.0.0.1:${started.portsOf('mcp')[0]}/mcp`,
       key,
       workspaceId: ws.id,
       logDir,
-      rowsOnNode: (node, projectPk) => rowsOnNode(galera, node, projectPk),
+      rowsOnNode: (node, projectPk) => (galera ? rowsOnNode(galera, node, projectPk) : Promise.reject(new Error('one MariaDB: no nodes'))),
       stop,
     };
   } catch (e) {

@@ -28,8 +28,23 @@ export interface GaleraCluster {
   stop(): Promise<void>;
 }
 
+/**
+ * A free port below Linux's ephemeral range (32768 and up by default). A node binds its IST and SST
+ * ports only when a transfer starts, minutes later maybe: a port from the ephemeral range may by then
+ * be the local end of some outgoing connection, and the transfer would hang on a listener that failed.
+ */
+function listenPort(): number {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    try {
+      Bun.serve({ port, hostname: '127.0.0.1', fetch: () => new Response() }).stop(true);
+      return port;
+    } catch {}
+  }
+}
+
 function portsOfNode(): GaleraPorts {
-  return { client: freePort(), gcomm: freePort(), ist: freePort(), sst: freePort() };
+  return { client: freePort(), gcomm: listenPort(), ist: listenPort(), sst: listenPort() };
 }
 
 export async function startGalera(options: { size?: number; bufferPoolMb?: number } = {}): Promise<GaleraCluster> {
@@ -53,8 +68,10 @@ export async function startGalera(options: { size?: number; bufferPoolMb?: numbe
     await bootstrap(nodes);
     await waitSynced();
   } catch (e) {
+    // The joiners' logs tell why a state transfer did not end: gather them before the folder goes.
+    const logs = nodes.map((n) => `--- ${n.name}\n${n.logTail(15)}`).join('\n');
     await stop();
-    throw e;
+    throw new Error(`${(e as Error).message}\n${logs}`);
   }
   const [first] = nodes as [GaleraNode];
   const databaseUrl = (database: string, order = nodes.map((n) => n.index)) =>
