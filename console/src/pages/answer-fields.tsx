@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { FieldGroup, type GroupProps } from './field-group.tsx';
 import type { JsonSchema } from './schema-form.tsx';
 
 /**
@@ -58,14 +59,7 @@ function schemaOf(rows: FieldRow[], before: unknown): ObjectSchema | undefined {
   };
 }
 
-export function AnswerFields(props: {
-  id: string;
-  label: string;
-  value: unknown;
-  error?: string;
-  hint?: string;
-  onChange(v: unknown): void;
-}) {
+export function AnswerFields(props: GroupProps & { onChange(v: unknown): void }) {
   const [rows, setRows] = useState<FieldRow[]>(() => rowsOf(props.value));
   const [json, setJson] = useState<string | undefined>(undefined);
   const [jsonError, setJsonError] = useState<string | undefined>(undefined);
@@ -80,16 +74,8 @@ export function AnswerFields(props: {
     const base = KINDS.find(([k]) => k === kind)?.[2] ?? {};
     edit(i, { schema: { ...kept, ...base } });
   };
-  const hintId = props.hint ? `${props.id}-hint` : undefined;
   return (
-    <fieldset class="group answer-fields" aria-describedby={hintId}>
-      <legend>{props.label}</legend>
-      {props.hint && (
-        <small id={hintId} class="hint">
-          {props.hint}
-        </small>
-      )}
-      {props.error && <span class="field-error">{props.error}</span>}
+    <FieldGroup {...props} class="answer-fields">
       {json === undefined ? (
         <>
           {rows.length > 0 && (
@@ -210,6 +196,6 @@ export function AnswerFields(props: {
           </p>
         </div>
       )}
-    </fieldset>
+    </FieldGroup>
   );
 }

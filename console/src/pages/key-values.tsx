@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { FieldGroup, type GroupProps } from './field-group.tsx';
 import type { JsonSchema } from './schema-form.tsx';
 
 /**
@@ -17,14 +18,7 @@ export const isTextMap = (s: JsonSchema): boolean => {
 
 type Entry = [key: string, value: string];
 
-export function KeyValues(props: {
-  id: string;
-  label: string;
-  value: unknown;
-  error?: string;
-  hint?: string;
-  onChange(v: Record<string, string> | undefined): void;
-}) {
+export function KeyValues(props: GroupProps & { onChange(v: Record<string, string> | undefined): void }) {
   const [rows, setRows] = useState<Entry[]>(() =>
     Object.entries((props.value ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v ?? '')]),
   );
@@ -33,16 +27,8 @@ export function KeyValues(props: {
     const named = next.filter(([k]) => k.trim());
     props.onChange(named.length ? Object.fromEntries(named.map(([k, v]) => [k.trim(), v])) : undefined);
   };
-  const hintId = props.hint ? `${props.id}-hint` : undefined;
   return (
-    <fieldset class="group key-values" aria-describedby={hintId}>
-      <legend>{props.label}</legend>
-      {props.hint && (
-        <small id={hintId} class="hint">
-          {props.hint}
-        </small>
-      )}
-      {props.error && <span class="field-error">{props.error}</span>}
+    <FieldGroup {...props} class="key-values">
       {rows.map(([k, v], i) => {
         const n = i + 1;
         return (
@@ -76,6 +62,6 @@ export function KeyValues(props: {
           + Add
         </button>
       </p>
-    </fieldset>
+    </FieldGroup>
   );
 }
