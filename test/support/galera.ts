@@ -2,7 +2,6 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
-import { freePort } from './free-port.ts';
 import { GaleraNode, type GaleraPorts } from './galera-node.ts';
 
 export { GaleraNode } from './galera-node.ts';
@@ -29,9 +28,10 @@ export interface GaleraCluster {
 }
 
 /**
- * A free port below Linux's ephemeral range (32768 and up by default). A node binds its IST and SST
- * ports only when a transfer starts, minutes later maybe: a port from the ephemeral range may by then
- * be the local end of some outgoing connection, and the transfer would hang on a listener that failed.
+ * A free port below Linux's ephemeral range (32768 and up by default). A joining node binds its
+ * client port only once its state transfer is over, and its IST and SST ports when a transfer
+ * starts, minutes later maybe: a port from the ephemeral range may by then be the local end of some
+ * outgoing connection, and the node would exit, or the transfer hang, on a listener that failed.
  */
 function listenPort(): number {
   for (;;) {
@@ -44,7 +44,7 @@ function listenPort(): number {
 }
 
 function portsOfNode(): GaleraPorts {
-  return { client: freePort(), gcomm: listenPort(), ist: listenPort(), sst: listenPort() };
+  return { client: listenPort(), gcomm: listenPort(), ist: listenPort(), sst: listenPort() };
 }
 
 export async function startGalera(options: { size?: number; bufferPoolMb?: number } = {}): Promise<GaleraCluster> {
