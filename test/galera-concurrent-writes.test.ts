@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { createConnection } from 'mysql2/promise';
 import { call, connect } from './mcp/mcp-support.ts';
 import { type FakeServer, startFakeServer } from './support/fake-providers.ts';
 import { type GaleraService, startGaleraService } from './support/galera-service.ts';
@@ -115,3 +116,23 @@ test('one unique key added from three nodes at once makes one row; debits of one
   const after = (await rest('GET', '/credits')).body.balance as number;
   expect(before - after).toBe(KEYS * PRICE);
 }, 240_000);
+
+test('every table the migrations make is InnoDB with a primary key (Galera replicates only InnoDB, and needs the key to certify and apply a row)', async () => {
+  const node = s.galera.nodes[0];
+  const c = await createConnection({ host: '127.0.0.1', port: node?.ports.client, user: 'root', database: 'wfs' });
+  try {
+    const [tables] = await c.query(
+      "SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'wfs' AND TABLE_TYPE = 'BASE TABLE'",
+    );
+    expect(Number((tables as { n: number }[])[0]?.n)).toBeGreaterThan(30);
+    const [unfit] = await c.query(`
+      SELECT t.TABLE_NAME AS name, t.ENGINE AS engine FROM information_schema.TABLES t
+      WHERE t.TABLE_SCHEMA = 'wfs' AND t.TABLE_TYPE = 'BASE TABLE'
+        AND (t.ENGINE <> 'InnoDB' OR NOT EXISTS (
+          SELECT 1 FROM information_schema.TABLE_CONSTRAINTS k
+          WHERE k.TABLE_SCHEMA = t.TABLE_SCHEMA AND k.TABLE_NAME = t.TABLE_NAME AND k.CONSTRAINT_TYPE = 'PRIMARY KEY'))`);
+    expect(unfit).toEqual([]);
+  } finally {
+    await c.end();
+  }
+});
