@@ -2,6 +2,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
+import { freePort } from './free-port.ts';
 import { GaleraNode, type GaleraPorts } from './galera-node.ts';
 
 export { GaleraNode } from './galera-node.ts';
@@ -27,24 +28,10 @@ export interface GaleraCluster {
   stop(): Promise<void>;
 }
 
-/**
- * A free port below Linux's ephemeral range (32768 and up by default). A joining node binds its
- * client port only once its state transfer is over, and its IST and SST ports when a transfer
- * starts, minutes later maybe: a port from the ephemeral range may by then be the local end of some
- * outgoing connection, and the node would exit, or the transfer hang, on a listener that failed.
- */
-function listenPort(): number {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    try {
-      Bun.serve({ port, hostname: '127.0.0.1', fetch: () => new Response() }).stop(true);
-      return port;
-    } catch {}
-  }
-}
-
 function portsOfNode(): GaleraPorts {
-  return { client: listenPort(), gcomm: listenPort(), ist: listenPort(), sst: listenPort() };
+  // IST and SST ports are bound only when a transfer starts, the client port of a joiner after it:
+  // free-port.ts takes them below the ephemeral range for that.
+  return { client: freePort(), gcomm: freePort(), ist: freePort(), sst: freePort() };
 }
 
 export async function startGalera(options: { size?: number; bufferPoolMb?: number } = {}): Promise<GaleraCluster> {
