@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createConnection } from 'mysql2/promise';
+import { openStorage } from '../adapters/storage/sql-storage.ts';
 import { call, connect } from './mcp/mcp-support.ts';
 import { type FakeServer, startFakeServer } from './support/fake-providers.ts';
 import { type GaleraService, startGaleraService } from './support/galera-service.ts';
@@ -136,3 +137,25 @@ test('every table the migrations make is InnoDB with a primary key (Galera repli
     await c.end();
   }
 });
+
+test('two processes starting at once on two nodes migrate a new database once (the migration lock is a replicated row, not GET_LOCK)', async () => {
+  await s.galera.createDatabase('wfs_fresh');
+  const [a, b] = await Promise.all([
+    openStorage(s.galera.databaseUrl('wfs_fresh', [0, 1, 2]), { poolSize: 2 }),
+    openStorage(s.galera.databaseUrl('wfs_fresh', [1, 2, 0]), { poolSize: 2 }),
+  ]);
+  try {
+    expect(await a.pendingMigrations()).toEqual([]);
+    expect(await b.pendingMigrations()).toEqual([]);
+    const applied = await a.database.db
+      .selectFrom('schema_migrations' as never)
+      .select('name' as never)
+      .execute();
+    const names = applied.map((r) => (r as { name: string }).name);
+    expect(names.length).toBeGreaterThan(20);
+    expect(new Set(names).size).toBe(names.length);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+}, 120_000);
