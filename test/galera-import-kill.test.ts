@@ -22,7 +22,10 @@ let s: GaleraService;
 let mcp: Client;
 let rest: Rest;
 
+const RUN = Boolean(process.env.GALERA_IMPORT_KILL);
+
 beforeAll(async () => {
+  if (!RUN) return;
   s = await startGaleraService({ credits: 1_000 });
   rest = restClient(s.rest[0] as string, s.key);
   mcp = await connect(s.mcpUrl, { 'service-api-key': s.key });
@@ -58,7 +61,7 @@ async function importingNode(galera: GaleraCluster): Promise<number> {
 
 // Not yet in the default run: on a busy 2-core CI machine the import did not finish within its
 // 180 s wait (one clean-clone run) and the test process grew past 16 GB. GALERA_IMPORT_KILL=1 runs it.
-test.skipIf(!process.env.GALERA_IMPORT_KILL)('kill -9 of the Galera node an import of 100,000 rows writes to: every record exactly once, no credit spent, no 500, every door answering within 2 s; the node rejoins and holds every row', async () => {
+test.skipIf(!RUN)('kill -9 of the Galera node an import of 100,000 rows writes to: every record exactly once, no credit spent, no 500, every door answering within 2 s; the node rejoins and holds every row', async () => {
   const sideId = await csvProject(rest, 'client writes', 'Name\nfirst');
   const csv = `Name,Key\n${Array.from({ length: ROWS }, (_, i) => `Company ${i},key-${i}`).join('\n')}\n`;
   const before = (await rest('GET', '/credits')).body.balance as number;
