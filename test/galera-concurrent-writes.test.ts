@@ -32,7 +32,7 @@ beforeAll(async () => {
   s = await startGaleraService({ credits: CREDITS });
   rests = s.rest.map((base) => restClient(base, s.key));
   mcp = await connect(s.mcpUrl, { 'service-api-key': s.key });
-}, 120_000);
+}, 400_000);
 
 afterAll(async () => {
   await mcp?.close();
@@ -116,7 +116,7 @@ test('one unique key added from three nodes at once makes one row; debits of one
   // No lost debit: the workers of two nodes charged the one balance, each new row once.
   const after = (await rest('GET', '/credits')).body.balance as number;
   expect(before - after).toBe(KEYS * PRICE);
-}, 240_000);
+}, 400_000);
 
 test('every table the migrations make is InnoDB with a primary key (Galera replicates only InnoDB, and needs the key to certify and apply a row)', async () => {
   const node = s.galera.nodes[0];
@@ -158,4 +158,4 @@ test('two processes starting at once on two nodes migrate a new database once (t
     await a.close();
     await b.close();
   }
-}, 120_000);
+}, 400_000);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connect } from './mcp/mcp-support.ts';
-import { faultBreaches, watchDoors } from './support/door-watch.ts';
+import { type DoorWatch, faultBreaches, watchDoors } from './support/door-watch.ts';
 import { type FakeServer, startFakeServer } from './support/fake-providers.ts';
 import { type GaleraService, startGaleraService } from './support/galera-service.ts';
 import { allRows, csvProject, progress, type Rest, restClient, until } from './support/rest-steps.ts';
@@ -24,6 +24,8 @@ const KILLED = 1;
 let s: GaleraService;
 let provider: FakeServer;
 let mcp: Client;
+/** The clients of the test, stopped in afterAll too when the test fails half-way. */
+let clients: DoorWatch | undefined;
 let rest: Rest;
 
 const providerValue = (key: string) => `found:${key.split('').reverse().join('')}`;
@@ -38,9 +40,10 @@ beforeAll(async () => {
   s = await startGaleraService({ credits: 1_000_000 });
   rest = restClient(s.rest[0] as string, s.key);
   mcp = await connect(s.mcpUrl, { 'service-api-key': s.key });
-}, 120_000);
+}, 400_000);
 
 afterAll(async () => {
+  await clients?.stop();
   await mcp?.close();
   await s?.stop();
   provider?.stop();
@@ -59,7 +62,8 @@ test('kill -9 of a Galera node mid-enrichment: every row and cell once and right
   const before = (await rest('GET', '/credits')).body.balance as number;
   expect((await rest('POST', `/projects/${projectId}/columns/run`, { col_ids: [column.body.col_id] })).status).toBe(200);
 
-  const clients = watchDoors(s.rest, s.key, mcp, projectId, sideId);
+  const watch = watchDoors(s.rest, s.key, mcp, projectId, sideId);
+  clients = watch;
   await until('a quarter of the cells done', async () => ((await progress(rest, projectId)).completed >= ROWS / 4 ? true : undefined));
   const doneAtKill = (await progress(rest, projectId)).completed as number;
   await s.galera.kill(KILLED);
@@ -76,7 +80,7 @@ test('kill -9 of a Galera node mid-enrichment: every row and cell once and right
     throw new Error(`${e.message}; the cells now: ${JSON.stringify(last)}`);
   });
   await rejoining;
-  await clients.stop();
+  await watch.stop();
   expect(doneAtKill).toBeLessThan(ROWS); // the node died mid-run
 
   // Every row exactly once, every cell completed with its provider's value.
@@ -94,11 +98,11 @@ test('kill -9 of a Galera node mid-enrichment: every row and cell once and right
   // The clients' rows: each answered 2xx exactly once; a 503 one at most once (its commit's fate was unknown); nothing else.
   const side = (await allRows(rest, sideId)).map((r) => r.company.Name.value as string);
   expect(new Set(side).size).toBe(side.length);
-  for (const name of clients.added) expect(side).toContain(name);
-  expect(side.filter((n) => n !== 'first' && !clients.added.includes(n) && !clients.unsure.includes(n))).toEqual([]);
+  for (const name of watch.added) expect(side).toContain(name);
+  expect(side.filter((n) => n !== 'first' && !watch.added.includes(n) && !watch.unsure.includes(n))).toEqual([]);
 
   // No 500 anywhere; after the kill, every door answered within 2 s, and never 503 (two nodes took writes).
-  expect(faultBreaches(clients.answers, ['rest-0', 'rest-1', 'mcp'], killedAt, restartedAt)).toEqual([]);
+  expect(faultBreaches(watch.answers, ['rest-0', 'rest-1', 'mcp'], killedAt, restartedAt)).toEqual([]);
 
   // The node came back and caught up: the same rows on every node.
   const pk = (await s.storage.projects.get(s.workspaceId, projectId))?.pk as number;
@@ -107,4 +111,4 @@ test('kill -9 of a Galera node mid-enrichment: every row and cell once and right
     expect(await s.rowsOnNode(node, pk)).toBe(ROWS);
     expect(await s.rowsOnNode(node, sidePk)).toBe(side.length);
   }
-}, 240_000);
+}, 400_000);

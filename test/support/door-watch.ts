@@ -53,9 +53,11 @@ export function watchDoors(rest: string[], key: string, mcp: Client, readProject
       }
     };
     while (running) {
-      await ask('GET', `/projects/${readProject}/rows?page=1&page_size=20`);
+      const read = await ask('GET', `/projects/${readProject}/rows?page=1&page_size=20`);
       const name = `${door}-${++n}`;
-      note(name, await ask('POST', `/projects/${writeProject}/rows`, { company: { Name: name } }));
+      const written = await ask('POST', `/projects/${writeProject}/rows`, { company: { Name: name } });
+      note(name, written);
+      if (read === 0 || written === 0) await Bun.sleep(50); // the door is down: ask again, without spinning
     }
   };
   const mcpLoop = async () => {
@@ -74,9 +76,12 @@ export function watchDoors(rest: string[], key: string, mcp: Client, readProject
       return status;
     };
     while (running) {
-      await ask('get_project_rows', { project_id: readProject, page_size: 20 });
+      const read = await ask('get_project_rows', { project_id: readProject, page_size: 20 });
       const name = `mcp-${++n}`;
-      note(name, await ask('add_rows', { project_id: writeProject, rows_json: JSON.stringify([{ Name: name }]) }));
+      const written = await ask('add_rows', { project_id: writeProject, rows_json: JSON.stringify([{ Name: name }]) });
+      note(name, written);
+      // A closed client rejects at once, without I/O: without a pause this loop would hold the event loop.
+      if (read === 0 || written === 0) await Bun.sleep(50);
     }
   };
   const loops = [...rest.map((base, i) => restLoop(base, `rest-${i}`)), mcpLoop()];

@@ -190,6 +190,18 @@ export class GaleraNode {
     return /Recovered position: ([0-9a-f-]+:-?\d+)/.exec(readFileSync(log, 'utf8'))?.[1];
   }
 
+  /** How long the node's error log is now: what it writes from here on is `logSince(length)`. */
+  logLength(): number {
+    return Bun.file(join(this.dir, 'error.log')).size;
+  }
+
+  logSince(offset: number): Promise<string> {
+    return Bun.file(join(this.dir, 'error.log'))
+      .slice(offset)
+      .text()
+      .catch(() => '');
+  }
+
   /** The last lines of the node's error log (state transfers write there too), for a failure's message. */
   logTail(lines = 30): string {
     try {
@@ -223,13 +235,15 @@ export class GaleraNode {
   }
 
   /** Waits until the node is Synced and ready in a cluster of `size` nodes. */
-  async waitSynced(size: number, timeoutMs = 90_000): Promise<void> {
+  /** `stalled`: asked on each poll; true gives up waiting ('stalled') so that the caller may start the node again. */
+  async waitSynced(size: number, timeoutMs = 300_000, stalled?: () => Promise<boolean>): Promise<'synced' | 'stalled'> {
     const deadline = Date.now() + timeoutMs;
     let last: NodeStatus | undefined;
     while (Date.now() < deadline) {
+      if (stalled && (await stalled())) return 'stalled';
       if (this.proc && !this.running) throw new Error(`${this.name} exited (code ${this.proc.exitCode}); its log ends:\n${this.logTail()}`);
       last = await this.status();
-      if (last?.ready && last.state === 'Synced' && last.clusterSize === size) return;
+      if (last?.ready && last.state === 'Synced' && last.clusterSize === size) return 'synced';
       await Bun.sleep(200);
     }
     throw new Error(

@@ -15,7 +15,7 @@ export function restClient(base: string, key: string): Rest {
 }
 
 /** Polls `probe` until it answers something, or fails naming `what` (a hang, not a slow machine: the bound is generous). */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 180_000): Promise<T> {
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 300_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = await probe().catch(() => undefined);
