@@ -46,7 +46,8 @@ describe('enrichment tool catalog', () => {
     expect(await ids('openai')).toEqual(['ai_prompt', 'research_agent']);
     expect((await ids('research the web with sources'))[0]).toBe('research_agent');
     expect(await ids('jsonata')).toContain('http_api');
-    expect(await ids('firmographics')).toEqual(['company_enrich']);
+    // Both company enrichers (Apollo's and People Data Labs') give firmographics.
+    expect((await ids('firmographics')).sort()).toEqual(['company_enrich', 'pdl_company_enrich']);
   });
 
   test('a bad config is 422 naming the field, and adds no column', async () => {
